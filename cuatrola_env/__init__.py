@@ -1,0 +1,49 @@
+"""Cuatrola: a vectorised NumPy game engine for the Spanish trick-taking card game.
+
+Quick start::
+
+    from cuatrola_env import VectorCuatrola
+    env = VectorCuatrola(num_envs=4096, rules="online", seed=0)
+    mask = env.action_mask          # (4096, 24) bool
+    obs = env.observe()             # (4096, OBS_DIM) float32
+    rewards, done = env.step(actions)
+
+Game metadata (OpenSpiel style) is in :data:`GAME_INFO`.
+"""
+
+from .observation import OBS_DIM, OBS_VERSION, OFFSETS
+from .rules import (
+    NUM_ACTIONS,
+    NUM_CARDS,
+    ONLINE,
+    PRESETS,
+    TRADITIONAL,
+    Rules,
+    action_name,
+    card_name,
+    get_rules,
+)
+from .vector import VectorCuatrola
+
+__version__ = "0.1.0"
+
+#: Explicit game metadata, in the manner of OpenSpiel's GameInfo.
+GAME_INFO = {
+    "num_players": 4,
+    "num_distinct_actions": NUM_ACTIONS,
+    "observation_size": OBS_DIM,
+    "observation_version": OBS_VERSION,
+    "max_game_length": 24,  # decisions in the longest hand: 4 bids + 20 card plays
+    "min_utility_hand": -5.0,
+    "max_utility_hand": 5.0,
+    "min_utility_match": -1.0,
+    "max_utility_match": 1.0,
+    "utility_sum_per_team": 0.0,
+    "chance_mode": "explicit_stochastic (the deal)",
+    "information": "imperfect",
+}
+
+__all__ = [
+    "VectorCuatrola", "Rules", "ONLINE", "TRADITIONAL", "PRESETS", "get_rules", "card_name",
+    "action_name", "OBS_DIM", "OBS_VERSION", "OFFSETS", "NUM_ACTIONS", "NUM_CARDS", "GAME_INFO",
+]

@@ -1,0 +1,526 @@
+"""The batched Cuatrola core: a state of typed arrays and small pure-ish functions.
+
+Every function works on a whole batch of games at once with bitwise operations on
+20-bit card masks; there is no Python loop over games or cards. Functions mutate the
+:class:`State` in place (for speed) and only after their input has been validated.
+
+``new_state`` → ``deal`` / ``start_hand`` → (``legal_action_mask`` → ``step``)* → hand end
+(``finish_hands``) → next hand. :class:`cuatrola_env.vector.VectorCuatrola` is the thin
+public wrapper around these functions.
+
+State fields (``N`` = number of games; seats are absolute, 0..3, in playing order)
+------------------------------------------------------------------------------------
+========== =========== ====== ===========================================================
+field      shape       dtype  meaning
+========== =========== ====== ===========================================================
+hands      (N, 4)      u32    unplayed cards of each seat (bit i = card i)
+played     (N,)        u32    every card played this hand
+dealer     (N,)        i8     dealer seat; la mano is (dealer + 1) % 4
+muestra    (N,)        i8     the dealer's face-up card; its suit is trump
+trump      (N,)        i8     trump suit (suit of the muestra)
+phase      (N,)        i8     0 bidding, 1 card play
+current    (N,)        i8     seat to act
+bids       (N, 4)      i8     bid of each seat: -1 not spoken yet, 0 pass, 1 solo, 2 cuatrola, 3 quintola
+n_bids     (N,)        i8     bids spoken so far (0..4)
+high_bid   (N,)        i8     highest bid so far (0 = nobody bid yet)
+declarer   (N,)        i8     highest bidder, -1 while nobody bid / under contract pass
+sitter     (N,)        i8     the declarer's partner, who sits out; -1 under pass
+contract   (N,)        i8     -1 during bidding, then 0 pass, 1 solo, 2 cuatrola, 3 quintola
+trick_num  (N,)        i8     index of the trick in play (0..4; 5 once the hand is over)
+trick_len  (N,)        i8     cards in the trick in play
+trick_size (N,)        i8     cards per trick: 4, or 3 when a seat sits out
+led        (N,)        i8     suit led in the trick in play (-1 before the lead)
+best_led   (N,)        i8     highest card of the led suit in the trick (-1 none)
+best_trump (N,)        i8     highest trump in a trick led in another suit (-1 none)
+win_seat   (N,)        i8     seat winning the trick in play so far
+leaders    (N, 5)      i8     leader of each trick (-1 not started)
+winners    (N, 5)      i8     winner of each trick (-1 not finished)
+cantes     (N, 5)      i8     suit sung right after each trick (-1 none)
+seat_played(N, 4)      u32    cards each seat has played this hand
+trick_played(N, 5)     u32    cards played in each trick
+tricks_won (N, 4)      i8     tricks won by each seat this hand
+points     (N, 2)      i16    team points this hand: cards won + cantes + last trick
+cante_pts  (N, 2)      i16    the cantes part of ``points``
+sung       (N,)        u32    caballo bit of every suit already sung this hand
+sung_by    (N, 4)      i8     team that sang each suit (-1 not sung)
+score      (N, 2)      i16    match score of teams 0 (seats 0, 2) and 1 (seats 1, 3)
+========== =========== ====== ===========================================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from . import bitboards as bb
+from .rules import (
+    CANTE_PLAIN,
+    CANTE_TRUMP,
+    CARD_POINTS,
+    CONTRACT_VALUE,
+    CUATROLA,
+    HAND_SIZE,
+    LAST_TRICK_BONUS,
+    NUM_CARDS,
+    NUM_RANKS,
+    NUM_SEATS,
+    NUM_TRICKS,
+    PASS,
+    QUINTOLA,
+    SOLO,
+    Rules,
+)
+
+I8, I16, U32 = np.int8, np.int16, np.uint32
+BIDDING, PLAYING = 0, 1
+
+# --------------------------------------------------------------------------- lookup tables
+#: BIDS_ABOVE[h]: action-mask bits of pass and every bid strictly higher than bid h
+BIDS_ABOVE = np.array(
+    [(1 << NUM_CARDS) | sum(1 << (NUM_CARDS + b) for b in range(h + 1, 4)) for h in range(4)], dtype=U32
+)
+#: BIDS_FIT[r]: bid bits whose game points fit in r points of room to the target (exact target)
+BIDS_FIT = np.array(
+    [(1 << NUM_CARDS) | sum(1 << (NUM_CARDS + b) for b in (1, 2, 3) if CONTRACT_VALUE[b] <= r) for r in range(6)],
+    dtype=U32,
+)
+_CABALLO_OF_SUIT = np.array([1 << (NUM_RANKS * s + 1) for s in range(4)], dtype=U32)
+_SEATS = np.arange(NUM_SEATS, dtype=I8)
+
+
+@dataclasses.dataclass
+class State:
+    """Batched game state; see the module docstring for every field's shape and meaning."""
+
+    hands: np.ndarray
+    played: np.ndarray
+    dealer: np.ndarray
+    muestra: np.ndarray
+    trump: np.ndarray
+    phase: np.ndarray
+    current: np.ndarray
+    bids: np.ndarray
+    n_bids: np.ndarray
+    high_bid: np.ndarray
+    declarer: np.ndarray
+    sitter: np.ndarray
+    contract: np.ndarray
+    trick_num: np.ndarray
+    trick_len: np.ndarray
+    trick_size: np.ndarray
+    led: np.ndarray
+    best_led: np.ndarray
+    best_trump: np.ndarray
+    win_seat: np.ndarray
+    leaders: np.ndarray
+    winners: np.ndarray
+    cantes: np.ndarray
+    seat_played: np.ndarray
+    trick_played: np.ndarray
+    tricks_won: np.ndarray
+    points: np.ndarray
+    cante_pts: np.ndarray
+    sung: np.ndarray
+    sung_by: np.ndarray
+    score: np.ndarray
+
+    @property
+    def num_games(self) -> int:
+        return self.hands.shape[0]
+
+    def copy(self) -> "State":
+        return State(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
+
+    def take(self, idx) -> "State":
+        """A new State holding the games ``idx`` (copies)."""
+        return State(**{f.name: getattr(self, f.name)[idx].copy() for f in dataclasses.fields(self)})
+
+    def put(self, idx, other: "State") -> None:
+        """Write the games of ``other`` into positions ``idx``."""
+        for f in dataclasses.fields(self):
+            getattr(self, f.name)[idx] = getattr(other, f.name)
+
+
+def new_state(n: int) -> State:
+    """An all-empty state of ``n`` games (deal before use)."""
+    z = lambda *shape, dtype=I8, fill=0: np.full((n, *shape), fill, dtype=dtype)  # noqa: E731
+    return State(
+        hands=z(4, dtype=U32), played=z(dtype=U32), dealer=z(), muestra=z(), trump=z(), phase=z(),
+        current=z(), bids=z(4, fill=-1), n_bids=z(), high_bid=z(), declarer=z(fill=-1), sitter=z(fill=-1),
+        contract=z(fill=-1), trick_num=z(), trick_len=z(), trick_size=z(fill=4), led=z(fill=-1),
+        best_led=z(fill=-1), best_trump=z(fill=-1), win_seat=z(fill=-1),
+        leaders=z(5, fill=-1), winners=z(5, fill=-1), cantes=z(5, fill=-1),
+        seat_played=z(4, dtype=U32), trick_played=z(5, dtype=U32), tricks_won=z(4),
+        points=z(2, dtype=I16), cante_pts=z(2, dtype=I16), sung=z(dtype=U32), sung_by=z(4, fill=-1),
+        score=z(2, dtype=I16),
+    )
+
+
+# --------------------------------------------------------------------------- dealing
+_CARD_IDS_U32 = np.arange(NUM_CARDS, dtype=U32)
+
+
+def random_permutations(rng: np.random.Generator, k: int) -> np.ndarray:
+    """(k, 20) int8 uniformly random permutations of the 20 card ids.
+
+    Each card gets a random 27-bit key; sorting ``key << 5 | card`` orders the cards by key
+    (one sort of packed integers, much cheaper than ``argsort``). Rows where two keys tie
+    are drawn again, so every permutation is exactly equally likely.
+    """
+    raw = rng.bit_generator.random_raw(k * NUM_CARDS // 2)  # 64 random bits = 2 keys
+    keys = raw.view(U32).reshape(k, NUM_CARDS) & U32((1 << 27) - 1)
+    packed = np.sort((keys << U32(5)) | _CARD_IDS_U32, axis=1)
+    high = packed >> U32(5)
+    tie = high[:, 1:] == high[:, :-1]
+    out = (packed & U32(31)).astype(I8)
+    if tie.any():  # rare (about 1.4e-6 per row): draw those rows again
+        again = np.flatnonzero(tie.any(axis=1))
+        out[again] = random_permutations(rng, again.size)
+    return out
+
+
+def random_deals(rng: np.random.Generator, dealer: np.ndarray):
+    """Random deals for games with the given dealers.
+
+    Returns ``(hands (k, 4, 5) card ids in seat order, muestra (k,))``. The deal goes
+    round from la mano; the last card dealt, the muestra, is the dealer's.
+    """
+    k = dealer.shape[0]
+    perm = random_permutations(rng, k)
+    # seat (dealer + 1 + j) % 4 receives perm[5j : 5j + 5]; the dealer (j = 3) gets perm[19] last
+    order = (dealer[:, None].astype(np.int64) + 1 + np.arange(NUM_SEATS)) % NUM_SEATS  # seat of block j
+    hands = np.empty((k, NUM_SEATS, HAND_SIZE), dtype=I8)
+    hands[np.arange(k)[:, None], order] = perm.reshape(k, NUM_SEATS, HAND_SIZE)
+    return hands, perm[:, -1].copy()
+
+
+def validate_deals(hands, dealer, muestra, n: int):
+    """Check given deals; returns them as arrays or raises ValueError naming the problem."""
+    hands = np.asarray(hands)
+    dealer = np.asarray(dealer)
+    muestra = np.asarray(muestra)
+    if dealer.ndim == 0:
+        dealer = np.full(n, dealer)
+    if muestra.ndim == 0:
+        muestra = np.full(n, muestra)
+    if hands.shape != (n, NUM_SEATS, HAND_SIZE):
+        raise ValueError(f"hands must have shape ({n}, 4, 5) (game, seat, card), got {hands.shape}")
+    if dealer.shape != (n,) or muestra.shape != (n,):
+        raise ValueError(f"dealer and muestra must have shape ({n},), got {dealer.shape} and {muestra.shape}")
+    for name, arr in (("hands", hands), ("dealer", dealer), ("muestra", muestra)):
+        if not np.issubdtype(arr.dtype, np.integer):
+            raise ValueError(f"{name} must hold integers, got dtype {arr.dtype}")
+    bad = np.flatnonzero((dealer < 0) | (dealer > 3))
+    if bad.size:
+        raise ValueError(f"dealer must be a seat 0..3; game {bad[0]} has dealer {dealer[bad[0]]}")
+    sorted_cards = np.sort(hands.reshape(n, -1), axis=1)
+    bad = np.flatnonzero((sorted_cards != np.arange(NUM_CARDS)).any(axis=1))
+    if bad.size:
+        g = bad[0]
+        raise ValueError(
+            f"the deal of game {g} is not a permutation of the 20 cards: {hands[g].tolist()}"
+        )
+    in_dealer_hand = (hands[np.arange(n), dealer] == muestra[:, None]).any(axis=1)
+    bad = np.flatnonzero(~in_dealer_hand)
+    if bad.size:
+        g = bad[0]
+        raise ValueError(
+            f"the muestra must be in the dealer's hand: game {g} has muestra {muestra[g]} but dealer "
+            f"{dealer[g]} holds {hands[g, dealer[g]].tolist()}"
+        )
+    return hands.astype(I8), dealer.astype(I8), muestra.astype(I8)
+
+
+class DealPool:
+    """Random deals drawn from ``rng`` in blocks (one packed sort per block), handed out in order.
+
+    Drawing a few deals per step one call at a time costs more in call overhead than in
+    shuffling; a block of a few thousand amortises it. The stream of deals is fixed by
+    the seed of ``rng``.
+    """
+
+    def __init__(self, rng: np.random.Generator, block: int = 4096):
+        self.rng = rng
+        self.block = block
+        self._masks = np.empty((0, NUM_SEATS), dtype=U32)  # deal order: la mano first, dealer last
+        self._muestra = np.empty(0, dtype=I8)
+
+    def draw(self, dealer: np.ndarray):
+        """Hand masks (k, 4) in seat order and muestras (k,) for games with these dealers."""
+        k = dealer.shape[0]
+        if self._muestra.size < k:
+            m = max(self.block, k)
+            perm = random_permutations(self.rng, m)
+            bits = U32(1) << perm.astype(U32)
+            fresh = bits.reshape(m, NUM_SEATS, HAND_SIZE).sum(axis=2, dtype=U32)
+            self._masks = np.concatenate([self._masks, fresh])
+            self._muestra = np.concatenate([self._muestra, perm[:, -1]])
+        masks, self._masks = self._masks[:k], self._masks[k:]
+        muestra, self._muestra = self._muestra[:k], self._muestra[k:]
+        # seat p received block (p - dealer - 1) % 4 of the deal
+        block_of_seat = (_SEATS[None, :] - dealer[:, None].astype(np.intp) - 1) % NUM_SEATS
+        return np.take_along_axis(masks, block_of_seat, axis=1), muestra
+
+
+_PER_HAND = (
+    ("played", 0), ("bids", -1), ("n_bids", 0), ("high_bid", 0), ("declarer", -1), ("sitter", -1),
+    ("contract", -1), ("trick_num", 0), ("trick_size", 4), ("leaders", -1), ("winners", -1),
+    ("cantes", -1), ("seat_played", 0), ("trick_played", 0), ("tricks_won", 0), ("points", 0),
+    ("cante_pts", 0), ("sung", 0), ("sung_by", -1),
+)
+#: fields of the trick in play; already at these values when a hand has just ended
+_PER_TRICK = (
+    ("trick_len", 0), ("led", -1), ("best_led", -1), ("best_trump", -1), ("win_seat", -1),)
+
+
+def start_hand(
+    s: State, idx: np.ndarray, hand_masks: np.ndarray, dealer: np.ndarray, muestra: np.ndarray,
+    after_hand: bool = False,
+) -> None:
+    """Put freshly dealt hands (masks (k, 4) in seat order) into games ``idx``; the score is kept.
+
+    ``after_hand=True`` skips the fields of the trick in play, which a finished hand has
+    already cleared.
+    """
+    _rows(s.hands)[idx] = _rows(np.ascontiguousarray(hand_masks, dtype=U32))
+    s.dealer[idx] = dealer
+    s.muestra[idx] = muestra
+    s.trump[idx] = muestra // NUM_RANKS
+    s.phase[idx] = BIDDING
+    s.current[idx] = (dealer + 1) % NUM_SEATS  # la mano speaks first
+    for name, fill in _PER_HAND if after_hand else _PER_HAND + _PER_TRICK:
+        field = getattr(s, name)
+        if field.ndim == 1:
+            field[idx] = fill
+        else:
+            _rows(field)[idx] = _row_of(field, fill)
+
+
+def _rows(a: np.ndarray) -> np.ndarray:
+    """1-D view of a C-contiguous (n, k) array whose items are whole rows.
+
+    Fancy-indexing rows through it is several times faster than ``a[idx] = ...`` on 2-D.
+    """
+    return a.view(np.dtype((np.void, a.itemsize * a.shape[1]))).reshape(a.shape[0])
+
+
+_ROW_CACHE: dict = {}
+
+
+def _row_of(a: np.ndarray, fill) -> np.ndarray:
+    """A row of ``a``'s width and dtype full of ``fill``, as a void item for :func:`_rows`."""
+    key = (a.dtype.str, a.shape[1], fill)
+    row = _ROW_CACHE.get(key)
+    if row is None:
+        row = _ROW_CACHE[key] = _rows(np.full((1, a.shape[1]), fill, dtype=a.dtype))[0]
+    return row
+
+
+def _cell(a: np.ndarray, rows: np.ndarray, cols) -> np.ndarray:
+    """Flat index of ``a[rows, cols]`` in ``a.reshape(-1)`` (1-D fancy indexing is cheaper)."""
+    return rows * a.shape[1] + cols
+
+
+# --------------------------------------------------------------------------- legal moves
+def legal_action_mask(s: State, rules: Rules) -> np.ndarray:
+    """(N,) uint32: bit a set when action a (0..23) is legal for the seat to act."""
+    n = s.num_games
+    h = s.hands[np.arange(n), s.current]
+    # ---- card play ---------------------------------------------------------------------
+    suit_led = bb.SUIT_MASK[np.maximum(s.led, 0)]
+    trump_suit = bb.SUIT_MASK[s.trump]
+    follow = h & suit_led                                  # asistir
+    higher = follow & bb.ABOVE[s.best_led]                 # montar
+    trumped = s.best_trump >= 0                            # a trump is in a non-trump-led trick
+    if rules.overtake_when_trumped:
+        follow_legal = np.where(higher != 0, higher, follow)
+    else:
+        follow_legal = np.where((higher != 0) & ~trumped, higher, follow)
+    trumps = h & trump_suit
+    over_trump = trumps & bb.ABOVE[s.best_trump]           # ABOVE[-1] is the whole deck
+    if rules.must_trump:
+        untrumped = np.where(trumps != 0, trumps, h)
+    else:
+        untrumped = h
+    void_legal = np.where(trumped, np.where(over_trump != 0, over_trump, h), untrumped)
+    play = np.where(s.trick_len == 0, h, np.where(follow != 0, follow_legal, void_legal))
+    # ---- bidding -----------------------------------------------------------------------
+    bid = BIDS_ABOVE[s.high_bid]
+    if rules.exact_target:
+        team = s.current % 2
+        room = rules.target - s.score[np.arange(n), team]
+        bid &= BIDS_FIT[np.clip(room, 0, 5)]
+    return np.where(s.phase == BIDDING, bid, play).astype(U32)
+
+
+# --------------------------------------------------------------------------- step
+def step(s: State, actions: np.ndarray, rules: Rules) -> np.ndarray:
+    """Apply one (already validated, legal) action per game.
+
+    Returns the indices of the games whose hand ended with this step; call
+    :func:`hand_results` on them before dealing them a new hand.
+    """
+    playing = s.phase == PLAYING
+    seat = s.current.astype(np.intp)
+    bidding = np.flatnonzero(~playing)
+    if bidding.size:
+        _step_bid(s, bidding, (actions[bidding] - NUM_CARDS).astype(I8))
+    return _step_play(s, playing, seat, actions, rules)
+
+
+def _step_bid(s: State, g: np.ndarray, bid: np.ndarray) -> None:
+    seat = s.current[g]
+    s.bids.reshape(-1)[_cell(s.bids, g, seat)] = bid
+    high = s.high_bid[g]
+    raised = bid > high
+    s.high_bid[g] = np.where(raised, bid, high)
+    s.declarer[g] = np.where(raised, seat, s.declarer[g])
+    n_bids = s.n_bids[g] + 1
+    s.n_bids[g] = n_bids
+    s.current[g] = (seat + 1) % NUM_SEATS
+    # ---- end of the bidding round --------------------------------------------------------
+    e = g[n_bids == NUM_SEATS]
+    if e.size == 0:
+        return
+    dec = s.declarer[e]
+    sitter = np.where(dec >= 0, (dec + 2) % NUM_SEATS, -1).astype(I8)
+    mano = (s.dealer[e] + 1) % NUM_SEATS
+    leader = np.where(mano == sitter, (mano + 1) % NUM_SEATS, mano).astype(I8)
+    s.contract[e] = s.high_bid[e]
+    s.sitter[e] = sitter
+    s.trick_size[e] = np.where(sitter >= 0, 3, 4)
+    s.phase[e] = PLAYING
+    s.current[e] = leader
+    s.leaders.reshape(-1)[_cell(s.leaders, e, 0)] = leader
+
+
+def _step_play(s: State, playing: np.ndarray, seat: np.ndarray, actions: np.ndarray, rules: Rules) -> np.ndarray:
+    """Card play, over the whole batch with the games still bidding masked out.
+
+    Contiguous whole-batch operations are several times cheaper than gathering the
+    playing games, so every write below is masked by ``playing`` instead.
+    """
+    n = s.num_games
+    card = np.where(playing, actions, 0).astype(I8)
+    cbit = np.where(playing, U32(1) << card.astype(U32), U32(0))
+    at_seat = _flat_index(n, NUM_SEATS, seat)
+    hands = s.hands.reshape(-1)
+    hands[at_seat] &= ~cbit
+    s.played |= cbit
+    seat_played = s.seat_played.reshape(-1)
+    seat_played[at_seat] |= cbit
+    trick_played = s.trick_played.reshape(-1)
+    trick_played[_flat_index(n, NUM_TRICKS, s.trick_num)] |= cbit  # trick_num < 5 during play
+    suit = card // NUM_RANKS
+    led = np.where(playing & (s.trick_len == 0), suit, s.led).astype(I8)
+    s.led[:] = led
+    best_led, best_trump = s.best_led, s.best_trump
+    beats_led = playing & (suit == led) & (card > best_led)  # best_led is -1 before the lead
+    new_trump = playing & (suit == s.trump) & (led != s.trump) & (card > best_trump)
+    takes = new_trump | (beats_led & (best_trump < 0))
+    np.copyto(s.win_seat, seat, where=takes, casting="unsafe")
+    np.copyto(best_led, card, where=beats_led)
+    np.copyto(best_trump, card, where=new_trump)
+    s.trick_len += playing
+    nxt = (seat + 1) % NUM_SEATS
+    nxt = np.where(nxt == s.sitter, (nxt + 1) % NUM_SEATS, nxt)
+    np.copyto(s.current, nxt, where=playing, casting="unsafe")
+    done_trick = np.flatnonzero(playing & (s.trick_len == s.trick_size))
+    if done_trick.size == 0:
+        return done_trick
+    return _finish_trick(s, done_trick)
+
+
+_ARANGE_CACHE: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _flat_index(n: int, width: int, col: np.ndarray) -> np.ndarray:
+    """Flat index of ``[row, col[row]]`` in an (n, width) array."""
+    base = _ARANGE_CACHE.get((n, width))
+    if base is None:
+        base = _ARANGE_CACHE[(n, width)] = np.arange(n, dtype=np.intp) * width
+    return base + col
+
+
+def _finish_trick(s: State, g: np.ndarray) -> np.ndarray:
+    w = s.win_seat[g].astype(np.intp)
+    team = w % 2
+    t = s.trick_num[g].astype(np.intp)
+    tricks_won, points = s.tricks_won.reshape(-1), s.points.reshape(-1)
+    tricks_won[_cell(s.tricks_won, g, w)] += 1
+    s.winners.reshape(-1)[_cell(s.winners, g, t)] = w
+    trick_points = bb.mask_points(s.trick_played.reshape(-1)[_cell(s.trick_played, g, t)])
+    trick_points += np.where(t == NUM_TRICKS - 1, LAST_TRICK_BONUS, 0).astype(I16)
+    # ---- cantes: automatic, pass and solo only, one per trick, trump first ---------------
+    hands = s.hands.reshape(-1)
+    sitter = s.sitter[g]
+    h1 = np.where(sitter == team, U32(0), hands[_cell(s.hands, g, team)])
+    h2 = np.where(sitter == team + 2, U32(0), hands[_cell(s.hands, g, team + 2)])
+    sung = s.sung[g]
+    pairs = ((h1 & (h1 >> U32(1))) | (h2 & (h2 >> U32(1)))) & bb.CABALLO_BITS & ~sung
+    pairs = np.where(s.contract[g] <= SOLO, pairs, U32(0))
+    trump_cab = _CABALLO_OF_SUIT[s.trump[g]]
+    sing = np.where((pairs & trump_cab) != 0, trump_cab, bb.lowest_bit(pairs))
+    cante = np.where(sing == 0, 0, np.where(sing == trump_cab, CANTE_TRUMP, CANTE_PLAIN)).astype(I16)
+    s.sung[g] = sung | sing
+    at_team = _cell(s.points, g, team)
+    s.cante_pts.reshape(-1)[at_team] += cante
+    points[at_team] += trick_points + cante
+    sung_suit = np.where(sing == 0, -1, bb.lowest_index(sing) // NUM_RANKS).astype(I8)
+    s.cantes.reshape(-1)[_cell(s.cantes, g, t)] = sung_suit
+    has = sung_suit >= 0
+    s.sung_by.reshape(-1)[_cell(s.sung_by, g[has], sung_suit[has])] = team[has]
+    # ---- next trick ------------------------------------------------------------------------
+    t1 = t + 1
+    s.trick_num[g] = t1
+    s.trick_len[g] = 0
+    s.led[g] = -1
+    s.best_led[g] = -1
+    s.best_trump[g] = -1
+    s.win_seat[g] = -1
+    s.current[g] = w
+    more = t1 < NUM_TRICKS
+    s.leaders.reshape(-1)[_cell(s.leaders, g[more], t1[more])] = w[more]
+    # ---- is the result certain? -------------------------------------------------------------
+    contract = s.contract[g]
+    dec_tricks = tricks_won[_cell(s.tricks_won, g, np.maximum(s.declarer[g], 0))]
+    opp_tricks = t1 - dec_tricks
+    ended = (
+        (t1 == NUM_TRICKS)
+        | ((contract == CUATROLA) & ((dec_tricks >= 4) | (opp_tricks >= 2)))
+        | ((contract == QUINTOLA) & (opp_tricks >= 1))
+    )
+    return g[ended]
+
+
+# --------------------------------------------------------------------------- results
+def hand_results(s: State, g: np.ndarray, rules: Rules):
+    """Winning team (k,) and game points (k,) of the finished hands ``g``."""
+    contract = s.contract[g]
+    dec = s.declarer[g]
+    dec_team = dec % 2
+    p0, p1 = s.points[g, 0], s.points[g, 1]
+    if rules.tie_rule == "last_trick":
+        tie = s.winners[g, NUM_TRICKS - 1] % 2
+    else:
+        tie = ((s.dealer[g] + 1) % NUM_SEATS) % 2
+    by_points = np.where(p0 > p1, 0, np.where(p1 > p0, 1, tie))
+    dec_tricks = s.tricks_won[g, np.maximum(dec, 0)]
+    made = np.where(contract == CUATROLA, dec_tricks >= 4, dec_tricks == NUM_TRICKS)
+    by_tricks = np.where(made, dec_team, 1 - dec_team)
+    winner = np.where(contract <= SOLO, by_points, by_tricks).astype(I8)
+    value = CONTRACT_VALUE[contract]
+    return winner, value
+
+
+def seat_rewards(winner: np.ndarray, value) -> np.ndarray:
+    """(k, 4) float32: +value for the seats of the winning team, -value for the others."""
+    sign = np.where(_SEATS[None, :] % 2 == winner[:, None], 1.0, -1.0)
+    return (sign * np.asarray(value, dtype=np.float32)[..., None]).astype(np.float32)
+
+
+__all__ = [
+    "State", "new_state", "random_deals", "validate_deals", "start_hand", "legal_action_mask",
+    "step", "hand_results", "seat_rewards", "BIDDING", "PLAYING", "PASS", "SOLO", "CUATROLA", "QUINTOLA",
+]

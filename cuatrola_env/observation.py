@@ -1,0 +1,153 @@
+"""The observation: one flat float32 vector per seat, seats relative to that seat.
+
+It holds exactly what RULES.md "What a seat may see" lists: the seat's own cards; the
+muestra and whether the dealer still holds it; dealer and la mano; every bid; contract,
+declarer and who sits out; every card played, by whom and in which trick (the leader of
+each trick gives the order inside it); tricks won per seat; points and cantes so far; the
+match score and target. Never another seat's unplayed cards (the muestra aside, which is
+public anyway and shown in its own block).
+
+"rel" below means a seat relative to the observer: 0 = the observer, 1 = next to play
+after it, 2 = its partner, 3 = the seat before it. Teams are relative too: 0 = the
+observer's team, 1 = the other team. All blocks are 0/1 unless said otherwise.
+
+Layout (``OBS_VERSION`` 1)
+--------------------------
+======================= ====== ======= ===================================================
+view                    offset size    meaning
+======================= ====== ======= ===================================================
+hand                    0      20      own unplayed cards (by card id)
+played_by               20     80      [rel seat, card]: cards each seat has played
+played_in_trick         100    100     [trick 0..4, card]: cards that fell in each trick
+current_trick           200    80      [rel seat, card]: cards in the trick in play
+trick_leaders           280    20      [trick, rel seat]: leader of each trick begun
+tricks_won              300    4       [rel seat]: tricks won / 5
+muestra                 304    20      the muestra (card id)
+muestra_in_hand         324    1       1 while the dealer still holds the muestra
+trump                   325    4       trump suit
+dealer                  329    4       [rel seat] the dealer
+mano                    333    4       [rel seat] la mano
+bids                    337    20      [rel seat, not yet / pass / solo / cuatrola / quintola]
+contract                357    5       undecided / pass / solo / cuatrola / quintola
+declarer                362    4       [rel seat]
+sits_out                366    4       [rel seat]
+points                  370    2       [rel team] points this hand (cards + cantes + last) / 130
+cantes                  372    8       [suit, rel team]: suit sung by that team
+score                   380    2       [rel team] match score / target
+target                  382    1       target / 21
+phase                   383    2       bidding, card play
+to_act                  385    1       1 when the observed seat is the seat to act
+======================= ====== ======= ===================================================
+``OBS_DIM`` = 386. The order of the cards inside a trick follows from its leader and the
+seat order; the winner of a trick is the leader of the next one.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from . import bitboards as bb
+from .engine import State
+from .rules import NUM_CARDS, NUM_SEATS, NUM_TRICKS, Rules
+
+OBS_VERSION = 1
+
+#: (name, size) of each view, in order; offsets follow
+VIEWS = (
+    ("hand", 20), ("played_by", 80), ("played_in_trick", 100), ("current_trick", 80),
+    ("trick_leaders", 20), ("tricks_won", 4), ("muestra", 20), ("muestra_in_hand", 1),
+    ("trump", 4), ("dealer", 4), ("mano", 4), ("bids", 20), ("contract", 5), ("declarer", 4),
+    ("sits_out", 4), ("points", 2), ("cantes", 8), ("score", 2), ("target", 1), ("phase", 2),
+    ("to_act", 1),
+)
+OFFSETS: dict[str, slice] = {}
+_o = 0
+for _name, _size in VIEWS:
+    OFFSETS[_name] = slice(_o, _o + _size)
+    _o += _size
+OBS_DIM = _o
+del _o, _name, _size
+
+_R4 = np.arange(NUM_SEATS, dtype=np.int64)
+_O = {name: sl.start for name, sl in OFFSETS.items()}
+#: hand, played_by x4, played_in_trick x5, current_trick x4: the first 280 columns
+_MASK_VIEWS = 1 + NUM_SEATS + NUM_TRICKS + NUM_SEATS
+assert sys.byteorder == "little", "the observation builder unpacks uint32 masks as little-endian bytes"
+
+
+#: one-hot categories written by the scatter: (view, number of categories, width of each)
+_CATEGORIES = (
+    ("trick_leaders", 5, 4), ("muestra", 1, 20), ("muestra_in_hand", 1, 1), ("trump", 1, 4),
+    ("dealer", 1, 4), ("mano", 1, 4), ("bids", 4, 5), ("contract", 1, 5), ("declarer", 1, 4),
+    ("sits_out", 1, 4), ("cantes", 4, 2), ("phase", 1, 2), ("to_act", 1, 1),
+)
+_CAT_AT: dict[str, slice | int] = {}
+_cat_offsets = []
+for _name, _k, _w in _CATEGORIES:
+    assert _k * _w == OFFSETS[_name].stop - OFFSETS[_name].start, _name
+    _CAT_AT[_name] = slice(len(_cat_offsets), len(_cat_offsets) + _k) if _k > 1 else len(_cat_offsets)
+    _cat_offsets += [_O[_name] + _w * _i for _i in range(_k)]
+_CAT_OFFSET = np.array(_cat_offsets, dtype=np.int64)
+_CAT_COLS = len(_cat_offsets)
+del _name, _k, _w, _cat_offsets
+
+
+def observe(s: State, rules: Rules, seats: np.ndarray | None = None) -> np.ndarray:
+    """(N, OBS_DIM) float32 observations of ``seats`` (default: each game's seat to act).
+
+    Built with three memory passes: the 10 card-mask views are expanded through a
+    10-bit lookup table, the current trick through a one-hot table, and every one-hot
+    category is written by one scatter.
+    """
+    n = s.num_games
+    seat = (s.current if seats is None else np.asarray(seats)).astype(np.int64)
+    if seat.shape != (n,):
+        raise ValueError(f"seats must have shape ({n},), got {seat.shape}")
+    ar = np.arange(n)
+    out = np.zeros((n, OBS_DIM), dtype=np.float32)
+    rot = (seat[:, None] + _R4) % NUM_SEATS  # (n, 4) absolute seat of relative seat r
+
+    # ---- card masks (first 280 columns): hand, played_by[rel], played_in_trick[trick],
+    # current_trick[rel]; 14 masks unpacked to bits in one pass
+    masks = np.empty((n, _MASK_VIEWS), dtype=np.uint32)
+    masks[:, 0] = s.hands[ar, seat]
+    masks[:, 1:5] = s.seat_played[ar[:, None], rot]
+    masks[:, 5:10] = s.trick_played
+    in_play = s.trick_played[ar, np.minimum(s.trick_num, NUM_TRICKS - 1)] & np.where(s.trick_len > 0, ~np.uint32(0), np.uint32(0))
+    masks[:, 10:14] = masks[:, 1:5] & in_play[:, None]
+    bits = np.unpackbits(masks.view(np.uint8), bitorder="little").reshape(n, _MASK_VIEWS, 32)
+    out[:, : NUM_CARDS * _MASK_VIEWS].reshape(n, _MASK_VIEWS, NUM_CARDS)[:] = bits[:, :, :NUM_CARDS]
+
+    # ---- one-hot categories: one scatter of flat positions (-1 = nothing to set)
+    def rel(x):
+        return np.where(x < 0, -1, (x - seat.reshape(seat.shape + (1,) * (x.ndim - 1))) % NUM_SEATS)
+
+    team = seat % 2
+    vals = np.empty((n, _CAT_COLS), dtype=np.int64)
+    c = _CAT_AT
+    vals[:, c["trick_leaders"]] = rel(s.leaders)
+    vals[:, c["muestra"]] = s.muestra
+    vals[:, c["muestra_in_hand"]] = np.where((s.played >> s.muestra.astype(np.uint32)) & 1, -1, 0)
+    vals[:, c["trump"]] = s.trump
+    vals[:, c["dealer"]] = rel(s.dealer)
+    vals[:, c["mano"]] = rel((s.dealer + 1) % NUM_SEATS)
+    vals[:, c["bids"]] = s.bids[ar[:, None], rot] + 1
+    vals[:, c["contract"]] = s.contract + 1
+    vals[:, c["declarer"]] = rel(s.declarer)
+    vals[:, c["sits_out"]] = rel(s.sitter)
+    vals[:, c["cantes"]] = np.where(s.sung_by < 0, -1, (s.sung_by - team[:, None]) % 2)
+    vals[:, c["phase"]] = s.phase
+    vals[:, c["to_act"]] = np.where(seat == s.current, 0, -1)
+    valid = vals >= 0
+    flat = vals + (_CAT_OFFSET + (ar * OBS_DIM)[:, None])
+    out.ravel()[flat[valid]] = 1.0
+
+    # ---- scalars
+    tcols = np.stack([team, 1 - team], axis=1)  # absolute team of relative team
+    out[:, OFFSETS["tricks_won"]] = s.tricks_won[ar[:, None], rot] * np.float32(1 / NUM_TRICKS)
+    out[:, OFFSETS["points"]] = s.points[ar[:, None], tcols] * np.float32(1 / 130)
+    out[:, OFFSETS["score"]] = s.score[ar[:, None], tcols] * np.float32(1 / rules.target)
+    out[:, _O["target"]] = rules.target / 21
+    return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rules import CARD_POINTS, NUM_CARDS, NUM_RANKS, NUM_SUITS, CABALLO, REY
+from .rules import CABALLO, CARD_POINTS, NUM_CARDS, NUM_RANKS, NUM_SUITS, REY
 
 U32 = np.uint32
 FULL_DECK = U32((1 << NUM_CARDS) - 1)

@@ -57,7 +57,6 @@ from . import bitboards as bb
 from .rules import (
     CANTE_PLAIN,
     CANTE_TRUMP,
-    CARD_POINTS,
     CONTRACT_VALUE,
     CUATROLA,
     HAND_SIZE,
@@ -129,14 +128,14 @@ class State:
     def num_games(self) -> int:
         return self.hands.shape[0]
 
-    def copy(self) -> "State":
+    def copy(self) -> State:
         return State(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
 
-    def take(self, idx) -> "State":
+    def take(self, idx) -> State:
         """A new State holding the games ``idx`` (copies)."""
         return State(**{f.name: getattr(self, f.name)[idx].copy() for f in dataclasses.fields(self)})
 
-    def put(self, idx, other: "State") -> None:
+    def put(self, idx, other: State) -> None:
         """Write the games of ``other`` into positions ``idx``."""
         for f in dataclasses.fields(self):
             getattr(self, f.name)[idx] = getattr(other, f.name)
@@ -161,38 +160,42 @@ def new_state(n: int) -> State:
 _CARD_IDS_U32 = np.arange(NUM_CARDS, dtype=U32)
 
 
-def random_permutations(rng: np.random.Generator, k: int) -> np.ndarray:
-    """(k, 20) int8 uniformly random permutations of the 20 card ids.
+def _sorted_keys(rng: np.random.Generator, k: int) -> np.ndarray:
+    """(k, 20) uint32 rows ``key << 5 | card`` sorted by a random 27-bit key per card.
 
-    Each card gets a random 27-bit key; sorting ``key << 5 | card`` orders the cards by key
-    (one sort of packed integers, much cheaper than ``argsort``). Rows where two keys tie
-    are drawn again, so every permutation is exactly equally likely.
+    The low 5 bits of each row are a uniformly random permutation of the cards: one sort of
+    packed integers, much cheaper than ``argsort``. Rows where two keys tie are drawn again,
+    so every permutation is exactly equally likely.
     """
     raw = rng.bit_generator.random_raw(k * NUM_CARDS // 2)  # 64 random bits = 2 keys
-    keys = raw.view(U32).reshape(k, NUM_CARDS) & U32((1 << 27) - 1)
-    packed = np.sort((keys << U32(5)) | _CARD_IDS_U32, axis=1)
-    high = packed >> U32(5)
+    keys = raw.view(U32).reshape(k, NUM_CARDS)
+    keys &= U32((1 << 27) - 1)
+    keys <<= U32(5)
+    keys |= _CARD_IDS_U32
+    keys.sort(axis=1)
+    high = keys >> U32(5)
     tie = high[:, 1:] == high[:, :-1]
-    out = (packed & U32(31)).astype(I8)
     if tie.any():  # rare (about 1.4e-6 per row): draw those rows again
         again = np.flatnonzero(tie.any(axis=1))
-        out[again] = random_permutations(rng, again.size)
-    return out
+        keys[again] = _sorted_keys(rng, again.size)
+    return keys
+
+
+def random_permutations(rng: np.random.Generator, k: int) -> np.ndarray:
+    """(k, 20) int8 uniformly random permutations of the 20 card ids."""
+    return (_sorted_keys(rng, k) & U32(31)).astype(I8)
 
 
 def random_deals(rng: np.random.Generator, dealer: np.ndarray):
     """Random deals for games with the given dealers.
 
-    Returns ``(hands (k, 4, 5) card ids in seat order, muestra (k,))``. The deal goes
-    round from la mano; the last card dealt, the muestra, is the dealer's.
+    Returns ``(hands (k, 4, 5) card ids in seat order, muestra (k,))``; the muestra is
+    the last of the dealer's five cards.
     """
     k = dealer.shape[0]
     perm = random_permutations(rng, k)
-    # seat (dealer + 1 + j) % 4 receives perm[5j : 5j + 5]; the dealer (j = 3) gets perm[19] last
-    order = (dealer[:, None].astype(np.int64) + 1 + np.arange(NUM_SEATS)) % NUM_SEATS  # seat of block j
-    hands = np.empty((k, NUM_SEATS, HAND_SIZE), dtype=I8)
-    hands[np.arange(k)[:, None], order] = perm.reshape(k, NUM_SEATS, HAND_SIZE)
-    return hands, perm[:, -1].copy()
+    hands = perm.reshape(k, NUM_SEATS, HAND_SIZE)
+    return hands, hands[np.arange(k), dealer, -1]
 
 
 def validate_deals(hands, dealer, muestra, n: int):
@@ -236,31 +239,36 @@ class DealPool:
     """Random deals drawn from ``rng`` in blocks (one packed sort per block), handed out in order.
 
     Drawing a few deals per step one call at a time costs more in call overhead than in
-    shuffling; a block of a few thousand amortises it. The stream of deals is fixed by
-    the seed of ``rng``.
+    shuffling; a block of many thousands amortises it. The stream of deals is fixed by
+    the seed of ``rng``. Seat p receives cards ``perm[5p : 5p + 5]`` of a uniformly random
+    permutation and the muestra is the last of the dealer's five: every deal with the
+    muestra in the dealer's hand is equally likely.
     """
 
-    def __init__(self, rng: np.random.Generator, block: int = 4096):
+    def __init__(self, rng: np.random.Generator, block: int = 16384):
         self.rng = rng
         self.block = block
-        self._masks = np.empty((0, NUM_SEATS), dtype=U32)  # deal order: la mano first, dealer last
-        self._muestra = np.empty(0, dtype=I8)
+        self._masks = np.empty((0, NUM_SEATS), dtype=U32)
+        self._last = np.empty((0, NUM_SEATS), dtype=I8)  # last card of each seat's five
+        self._pos = 0
 
     def draw(self, dealer: np.ndarray):
         """Hand masks (k, 4) in seat order and muestras (k,) for games with these dealers."""
         k = dealer.shape[0]
-        if self._muestra.size < k:
+        if self._pos + k > self._masks.shape[0]:
             m = max(self.block, k)
-            perm = random_permutations(self.rng, m)
-            bits = U32(1) << perm.astype(U32)
-            fresh = bits.reshape(m, NUM_SEATS, HAND_SIZE).sum(axis=2, dtype=U32)
-            self._masks = np.concatenate([self._masks, fresh])
-            self._muestra = np.concatenate([self._muestra, perm[:, -1]])
-        masks, self._masks = self._masks[:k], self._masks[k:]
-        muestra, self._muestra = self._muestra[:k], self._muestra[k:]
-        # seat p received block (p - dealer - 1) % 4 of the deal
-        block_of_seat = (_SEATS[None, :] - dealer[:, None].astype(np.intp) - 1) % NUM_SEATS
-        return np.take_along_axis(masks, block_of_seat, axis=1), muestra
+            cards = _sorted_keys(self.rng, m)
+            cards &= U32(31)
+            last = cards[:, HAND_SIZE - 1 :: HAND_SIZE].astype(I8)
+            np.left_shift(U32(1), cards, out=cards)
+            fresh = cards.reshape(m, NUM_SEATS, HAND_SIZE).sum(axis=2, dtype=U32)
+            self._masks = np.concatenate([self._masks[self._pos :], fresh])
+            self._last = np.concatenate([self._last[self._pos :], last])
+            self._pos = 0
+        sl = slice(self._pos, self._pos + k)
+        self._pos += k
+        muestra = self._last[sl].reshape(-1)[_flat_index(k, NUM_SEATS, dealer)]
+        return self._masks[sl], muestra
 
 
 _PER_HAND = (
@@ -326,7 +334,7 @@ def _cell(a: np.ndarray, rows: np.ndarray, cols) -> np.ndarray:
 def legal_action_mask(s: State, rules: Rules) -> np.ndarray:
     """(N,) uint32: bit a set when action a (0..23) is legal for the seat to act."""
     n = s.num_games
-    h = s.hands[np.arange(n), s.current]
+    h = s.hands.reshape(-1)[_flat_index(n, NUM_SEATS, s.current)]
     # ---- card play ---------------------------------------------------------------------
     suit_led = bb.SUIT_MASK[np.maximum(s.led, 0)]
     trump_suit = bb.SUIT_MASK[s.trump]
@@ -360,27 +368,29 @@ def step(s: State, actions: np.ndarray, rules: Rules) -> np.ndarray:
 
     Returns the indices of the games whose hand ended with this step; call
     :func:`hand_results` on them before dealing them a new hand.
+
+    Both phases are computed over the whole batch with the other phase masked out:
+    contiguous whole-batch operations cost less than gathering and scattering subsets.
     """
+    a = actions.astype(I8, copy=False)
     playing = s.phase == PLAYING
     seat = s.current.astype(np.intp)
-    bidding = np.flatnonzero(~playing)
-    if bidding.size:
-        _step_bid(s, bidding, (actions[bidding] - NUM_CARDS).astype(I8))
-    return _step_play(s, playing, seat, actions, rules)
+    at_seat = _flat_index(s.num_games, NUM_SEATS, seat)
+    _step_bid(s, ~playing, seat, at_seat, a)
+    return _step_play(s, playing, seat, at_seat, a)
 
 
-def _step_bid(s: State, g: np.ndarray, bid: np.ndarray) -> None:
-    seat = s.current[g]
-    s.bids.reshape(-1)[_cell(s.bids, g, seat)] = bid
-    high = s.high_bid[g]
-    raised = bid > high
-    s.high_bid[g] = np.where(raised, bid, high)
-    s.declarer[g] = np.where(raised, seat, s.declarer[g])
-    n_bids = s.n_bids[g] + 1
-    s.n_bids[g] = n_bids
-    s.current[g] = (seat + 1) % NUM_SEATS
+def _step_bid(s: State, bidding: np.ndarray, seat: np.ndarray, at_seat: np.ndarray, a: np.ndarray) -> None:
+    bid = a - NUM_CARDS  # 0 pass, 1 solo, 2 cuatrola, 3 quintola (meaningless for card plays)
+    bids = s.bids.reshape(-1)
+    bids[at_seat] = np.where(bidding, bid, bids[at_seat])
+    raised = bidding & (bid > s.high_bid)
+    np.copyto(s.high_bid, bid, where=raised)
+    np.copyto(s.declarer, s.current, where=raised)
+    s.n_bids += bidding
+    np.copyto(s.current, (s.current + 1) & 3, where=bidding)
     # ---- end of the bidding round --------------------------------------------------------
-    e = g[n_bids == NUM_SEATS]
+    e = np.flatnonzero(bidding & (s.n_bids == NUM_SEATS))
     if e.size == 0:
         return
     dec = s.declarer[e]
@@ -395,16 +405,10 @@ def _step_bid(s: State, g: np.ndarray, bid: np.ndarray) -> None:
     s.leaders.reshape(-1)[_cell(s.leaders, e, 0)] = leader
 
 
-def _step_play(s: State, playing: np.ndarray, seat: np.ndarray, actions: np.ndarray, rules: Rules) -> np.ndarray:
-    """Card play, over the whole batch with the games still bidding masked out.
-
-    Contiguous whole-batch operations are several times cheaper than gathering the
-    playing games, so every write below is masked by ``playing`` instead.
-    """
+def _step_play(s: State, playing: np.ndarray, seat: np.ndarray, at_seat: np.ndarray, card: np.ndarray) -> np.ndarray:
+    """Card play, over the whole batch; for the games bidding, ``card`` is a bid id (20..23)."""
     n = s.num_games
-    card = np.where(playing, actions, 0).astype(I8)
-    cbit = np.where(playing, U32(1) << card.astype(U32), U32(0))
-    at_seat = _flat_index(n, NUM_SEATS, seat)
+    cbit = (U32(1) << card.astype(U32)) & bb.FULL_DECK  # bids (bits 20..23) give no card
     hands = s.hands.reshape(-1)
     hands[at_seat] &= ~cbit
     s.played |= cbit
@@ -412,20 +416,20 @@ def _step_play(s: State, playing: np.ndarray, seat: np.ndarray, actions: np.ndar
     seat_played[at_seat] |= cbit
     trick_played = s.trick_played.reshape(-1)
     trick_played[_flat_index(n, NUM_TRICKS, s.trick_num)] |= cbit  # trick_num < 5 during play
-    suit = card // NUM_RANKS
-    led = np.where(playing & (s.trick_len == 0), suit, s.led).astype(I8)
+    suit = card // NUM_RANKS  # 4 for a bid: matches no led suit and no trump below
+    led = np.where(playing & (s.trick_len == 0), suit, s.led)
     s.led[:] = led
     best_led, best_trump = s.best_led, s.best_trump
-    beats_led = playing & (suit == led) & (card > best_led)  # best_led is -1 before the lead
-    new_trump = playing & (suit == s.trump) & (led != s.trump) & (card > best_trump)
+    beats_led = (suit == led) & (card > best_led)  # best_led is -1 before the lead
+    new_trump = (suit == s.trump) & (led != s.trump) & (card > best_trump)
     takes = new_trump | (beats_led & (best_trump < 0))
-    np.copyto(s.win_seat, seat, where=takes, casting="unsafe")
+    np.copyto(s.win_seat, s.current, where=takes)
     np.copyto(best_led, card, where=beats_led)
     np.copyto(best_trump, card, where=new_trump)
     s.trick_len += playing
-    nxt = (seat + 1) % NUM_SEATS
-    nxt = np.where(nxt == s.sitter, (nxt + 1) % NUM_SEATS, nxt)
-    np.copyto(s.current, nxt, where=playing, casting="unsafe")
+    nxt = (s.current + 1) & 3
+    nxt = (nxt + (nxt == s.sitter)) & 3  # skip the seat that sits out
+    np.copyto(s.current, nxt, where=playing)
     done_trick = np.flatnonzero(playing & (s.trick_len == s.trick_size))
     if done_trick.size == 0:
         return done_trick

@@ -48,7 +48,6 @@ import sys
 
 import numpy as np
 
-from . import bitboards as bb
 from .engine import State
 from .rules import NUM_CARDS, NUM_SEATS, NUM_TRICKS, Rules
 
@@ -89,7 +88,7 @@ for _name, _k, _w in _CATEGORIES:
     assert _k * _w == OFFSETS[_name].stop - OFFSETS[_name].start, _name
     _CAT_AT[_name] = slice(len(_cat_offsets), len(_cat_offsets) + _k) if _k > 1 else len(_cat_offsets)
     _cat_offsets += [_O[_name] + _w * _i for _i in range(_k)]
-_CAT_OFFSET = np.array(_cat_offsets, dtype=np.int64)
+_CAT_OFFSET = np.array(_cat_offsets, dtype=np.intp)
 _CAT_COLS = len(_cat_offsets)
 del _name, _k, _w, _cat_offsets
 
@@ -97,57 +96,58 @@ del _name, _k, _w, _cat_offsets
 def observe(s: State, rules: Rules, seats: np.ndarray | None = None) -> np.ndarray:
     """(N, OBS_DIM) float32 observations of ``seats`` (default: each game's seat to act).
 
-    Built with three memory passes: the 10 card-mask views are expanded through a
-    10-bit lookup table, the current trick through a one-hot table, and every one-hot
-    category is written by one scatter.
+    Built as bytes, then converted once: the 14 card-mask views are unpacked to bits in
+    one pass, every one-hot category is written by one scatter, and the few scalars are
+    written into the float array last.
     """
     n = s.num_games
-    seat = (s.current if seats is None else np.asarray(seats)).astype(np.int64)
+    seat = (s.current if seats is None else np.asarray(seats)).astype(np.int8)
     if seat.shape != (n,):
         raise ValueError(f"seats must have shape ({n},), got {seat.shape}")
     ar = np.arange(n)
-    out = np.zeros((n, OBS_DIM), dtype=np.float32)
-    rot = (seat[:, None] + _R4) % NUM_SEATS  # (n, 4) absolute seat of relative seat r
+    # flat index of [game, absolute seat of relative seat r] for (n, 4) per-seat fields
+    rot = (ar * NUM_SEATS)[:, None] + ((seat[:, None] + _R4) & 3)
+    bytes_ = np.zeros((n, OBS_DIM), dtype=np.uint8)  # every 0/1 entry is built as a byte first
 
     # ---- card masks (first 280 columns): hand, played_by[rel], played_in_trick[trick],
     # current_trick[rel]; 14 masks unpacked to bits in one pass
     masks = np.empty((n, _MASK_VIEWS), dtype=np.uint32)
-    masks[:, 0] = s.hands[ar, seat]
-    masks[:, 1:5] = s.seat_played[ar[:, None], rot]
+    masks[:, 0] = s.hands.reshape(-1)[rot[:, 0]]
+    masks[:, 1:5] = s.seat_played.reshape(-1)[rot]
     masks[:, 5:10] = s.trick_played
-    in_play = s.trick_played[ar, np.minimum(s.trick_num, NUM_TRICKS - 1)] & np.where(s.trick_len > 0, ~np.uint32(0), np.uint32(0))
-    masks[:, 10:14] = masks[:, 1:5] & in_play[:, None]
+    cur = s.trick_played.reshape(-1)[ar * NUM_TRICKS + np.minimum(s.trick_num, NUM_TRICKS - 1)]
+    masks[:, 10:14] = masks[:, 1:5] & np.where(s.trick_len > 0, cur, np.uint32(0))[:, None]
     bits = np.unpackbits(masks.view(np.uint8), bitorder="little").reshape(n, _MASK_VIEWS, 32)
-    out[:, : NUM_CARDS * _MASK_VIEWS].reshape(n, _MASK_VIEWS, NUM_CARDS)[:] = bits[:, :, :NUM_CARDS]
+    bytes_[:, : NUM_CARDS * _MASK_VIEWS].reshape(n, _MASK_VIEWS, NUM_CARDS)[:] = bits[:, :, :NUM_CARDS]
 
     # ---- one-hot categories: one scatter of flat positions (-1 = nothing to set)
-    def rel(x):
-        return np.where(x < 0, -1, (x - seat.reshape(seat.shape + (1,) * (x.ndim - 1))) % NUM_SEATS)
+    def rel(x):  # absolute seats -> relative to the observer; -1 (none) stays negative
+        return np.where(x < 0, np.int8(-1), (x - seat.reshape((n,) + (1,) * (x.ndim - 1))) & 3)
 
-    team = seat % 2
-    vals = np.empty((n, _CAT_COLS), dtype=np.int64)
+    team = seat & 1
+    vals = np.empty((n, _CAT_COLS), dtype=np.int32)
     c = _CAT_AT
     vals[:, c["trick_leaders"]] = rel(s.leaders)
     vals[:, c["muestra"]] = s.muestra
-    vals[:, c["muestra_in_hand"]] = np.where((s.played >> s.muestra.astype(np.uint32)) & 1, -1, 0)
+    vals[:, c["muestra_in_hand"]] = ((s.played >> s.muestra.astype(np.uint32)) & np.uint32(1)).view(np.int32) * -1
     vals[:, c["trump"]] = s.trump
-    vals[:, c["dealer"]] = rel(s.dealer)
-    vals[:, c["mano"]] = rel((s.dealer + 1) % NUM_SEATS)
-    vals[:, c["bids"]] = s.bids[ar[:, None], rot] + 1
+    vals[:, c["dealer"]] = (s.dealer - seat) & 3
+    vals[:, c["mano"]] = (s.dealer + 1 - seat) & 3
+    vals[:, c["bids"]] = s.bids.reshape(-1)[rot] + 1
     vals[:, c["contract"]] = s.contract + 1
     vals[:, c["declarer"]] = rel(s.declarer)
     vals[:, c["sits_out"]] = rel(s.sitter)
-    vals[:, c["cantes"]] = np.where(s.sung_by < 0, -1, (s.sung_by - team[:, None]) % 2)
+    vals[:, c["cantes"]] = np.where(s.sung_by < 0, np.int8(-1), (s.sung_by ^ team[:, None]))
     vals[:, c["phase"]] = s.phase
-    vals[:, c["to_act"]] = np.where(seat == s.current, 0, -1)
-    valid = vals >= 0
+    vals[:, c["to_act"]] = (seat != s.current).view(np.int8) * np.int8(-1)
     flat = vals + (_CAT_OFFSET + (ar * OBS_DIM)[:, None])
-    out.ravel()[flat[valid]] = 1.0
+    bytes_.reshape(-1)[flat[vals >= 0]] = 1
+    out = bytes_.astype(np.float32)
 
     # ---- scalars
-    tcols = np.stack([team, 1 - team], axis=1)  # absolute team of relative team
-    out[:, OFFSETS["tricks_won"]] = s.tricks_won[ar[:, None], rot] * np.float32(1 / NUM_TRICKS)
-    out[:, OFFSETS["points"]] = s.points[ar[:, None], tcols] * np.float32(1 / 130)
-    out[:, OFFSETS["score"]] = s.score[ar[:, None], tcols] * np.float32(1 / rules.target)
+    tcols = (ar * 2)[:, None] + np.stack([team, team ^ 1], axis=1)  # flat [game, abs team of rel team]
+    out[:, OFFSETS["tricks_won"]] = s.tricks_won.reshape(-1)[rot] * np.float32(1 / NUM_TRICKS)
+    out[:, OFFSETS["points"]] = s.points.reshape(-1)[tcols] * np.float32(1 / 130)
+    out[:, OFFSETS["score"]] = s.score.reshape(-1)[tcols] * np.float32(1 / rules.target)
     out[:, _O["target"]] = rules.target / 21
     return out

@@ -111,7 +111,7 @@ class Rules:
             if not isinstance(getattr(self, f), (bool, np.bool_)):
                 raise ValueError(f"Rules.{f} must be a bool, got {getattr(self, f)!r}")
 
-    def replace(self, **changes) -> "Rules":
+    def replace(self, **changes) -> Rules:
         """A copy with some options changed, e.g. ``ONLINE.replace(target=5)``."""
         return dataclasses.replace(self, **changes)
 
@@ -130,7 +130,7 @@ TRADITIONAL = Rules(
 )
 PRESETS = {"online": ONLINE, "traditional": TRADITIONAL}
 
-RulesLike = Union[str, Rules, dict]
+RulesLike = Union[str, Rules, dict]  # noqa: UP007 (a runtime alias; Python 3.10 needs Union here)
 
 
 def get_rules(rules: RulesLike = "online", **overrides) -> Rules:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import draw_deals, pick_actions, seat_cards
+from reference import RefHand
 
 from cuatrola_env import VectorCuatrola
-from reference import RefHand
-from helpers import draw_deals, pick_actions, seat_cards
 
 HANDS_PER_PRESET = 20_000
 

@@ -1,0 +1,135 @@
+"""The observation: its documented layout, its content, and that it never leaks a hidden card."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from helpers import draw_deals, pick_actions
+from scenario import Scenario, cid
+
+import cuatrola_env.observation as obs_mod
+from cuatrola_env import OBS_DIM, OFFSETS, VectorCuatrola
+from cuatrola_env.observation import observe
+
+DEAL_F = ["Rb Cb Ao Ae Se", "So Co Ce Sc Sb", "Rc Cc 3o 3e Re", "Ro 3c Ac 3b Ab"]
+
+
+def view(o, name):
+    return o[..., OFFSETS[name]]
+
+
+def test_layout_is_contiguous_and_matches_the_documented_table():
+    start = 0
+    for name, sl in OFFSETS.items():
+        assert sl.start == start, name
+        start = sl.stop
+    assert start == OBS_DIM == 386
+    rows = re.findall(r"^(\w+)\s+(\d+)\s+(\d+)\s", obs_mod.__doc__, flags=re.M)
+    documented = {name: (int(off), int(size)) for name, off, size in rows}
+    actual = {name: (sl.start, sl.stop - sl.start) for name, sl in OFFSETS.items()}
+    assert documented == actual
+
+
+def test_content_after_a_trick_and_a_half():
+    g = Scenario(DEAL_F, dealer=3, muestra="Ab").play("pass", "pass", "pass", "solo")  # seat 3 declares
+    g.play("Ao")  # seat 1, the declarer's partner, sits out: seat 0 leads, seat 2 follows
+    o = g.env.observe()[0]
+    seat = g.to_act
+    assert seat == 2
+    hand = {c for c in range(20) if view(o, "hand")[c]}
+    assert hand == {cid(c) for c in "Rc Cc 3o 3e Re".split()}
+    cur = view(o, "current_trick").reshape(4, 20)
+    assert cur[2, cid("Ao")] == 1, "seat 0 is two seats after seat 2"
+    assert cur.sum() == 1
+    played_by = view(o, "played_by").reshape(4, 20)
+    assert played_by[2, cid("Ao")] == 1 and played_by.sum() == 1
+    assert view(o, "muestra")[cid("Ab")] == 1 and view(o, "muestra_in_hand")[0] == 1
+    assert view(o, "trump").tolist() == [0, 0, 0, 1]
+    assert view(o, "dealer").tolist() == [0, 1, 0, 0], "the dealer (seat 3) is next after seat 2"
+    assert view(o, "mano").tolist() == [0, 0, 1, 0]
+    bids = view(o, "bids").reshape(4, 5)
+    assert bids[1].tolist() == [0, 0, 1, 0, 0], "seat 3 bid solo"
+    assert view(o, "contract").tolist() == [0, 0, 1, 0, 0]
+    assert view(o, "declarer").tolist() == [0, 1, 0, 0] and view(o, "sits_out").tolist() == [0, 0, 0, 1]
+    assert view(o, "phase").tolist() == [0, 1] and view(o, "to_act")[0] == 1
+
+
+def test_played_cards_in_order_and_points():
+    g = Scenario(DEAL_F, dealer=3, muestra="Ab").play("pass", "pass", "pass", "pass")
+    g.play("Ao", "So", "3o", "Ro")  # seat 0 wins and sings 40
+    o = g.env.observe(np.array([1]))[0]  # seen from seat 1
+    played_in = view(o, "played_in_trick").reshape(5, 20)
+    assert {c for c in range(20) if played_in[0, c]} == {cid(c) for c in "Ao So 3o Ro".split()}
+    assert played_in[1:].sum() == 0
+    leaders = view(o, "trick_leaders").reshape(5, 4)
+    assert leaders[0].tolist() == [0, 0, 0, 1] and leaders[1].tolist() == [0, 0, 0, 1], "seat 0 = rel 3"
+    assert np.allclose(view(o, "tricks_won"), [0, 0, 0, 0.2])
+    assert np.allclose(view(o, "points"), [0, (27 + 40) / 130])
+    assert view(o, "cantes").reshape(4, 2)[3].tolist() == [0, 1], "bastos sung by the other team"
+    assert view(o, "to_act")[0] == 0
+
+
+def _scramble_hidden(state, i, p, rng):
+    """Redistribute among the other seats the cards seat p cannot see (muestra stays with the dealer)."""
+    hands = state.hands[i].copy()
+    dealer, muestra = int(state.dealer[i]), int(state.muestra[i])
+    muestra_bit = np.uint32(1) << np.uint32(muestra)
+    held = bool(hands[dealer] & muestra_bit)
+    others = [q for q in range(4) if q != p]
+    pool, counts = [], []
+    for q in others:
+        cards = [c for c in range(20) if int(hands[q]) >> c & 1 and not (held and c == muestra)]
+        pool += cards
+        counts.append(len(cards))
+    rng.shuffle(pool)
+    at = 0
+    for q, k in zip(others, counts, strict=True):
+        m = sum(1 << c for c in pool[at : at + k])
+        if held and q == dealer:
+            m |= int(muestra_bit)
+        state.hands[i, q] = m
+        at += k
+
+
+def test_no_leak_hidden_cards_never_change_any_observation():
+    """At every decision of random hands, scrambling the cards a seat cannot see (the other
+    hands, the muestra aside) leaves that seat's observation identical, for all four seats."""
+    for rules in ("online", "traditional"):
+        env = VectorCuatrola(num_envs=200, rules=rules, seed=5)
+        rng = np.random.default_rng(5)
+        for _ in range(80):
+            for p in range(4):
+                seats = np.full(200, p, dtype=np.int8)
+                before = observe(env.state, env.rules, seats)
+                scrambled = env.state.copy()
+                for i in range(200):
+                    _scramble_hidden(scrambled, i, p, rng)
+                changed = (scrambled.hands != env.state.hands).any()
+                after = observe(scrambled, env.rules, seats)
+                assert np.array_equal(before, after), f"seat {p} sees a hidden card"
+            assert changed, "the scramble must actually move cards"
+            env.step(pick_actions(env.action_mask, rng))
+
+
+def test_no_leak_deals_differing_in_other_hands_during_bidding():
+    """Deals that differ only in the other three hands give the dealer identical observations
+    through the whole bidding round (the only phase in which no hidden card can be played)."""
+    rng = np.random.default_rng(9)
+    n = 300
+    hands, _, _ = draw_deals(rng, n)
+    dealer = np.zeros(n, dtype=int)  # the observer, seat 0, deals: the muestra is its own card
+    muestra = hands[:, 0, 0]
+    other = hands[:, [0, 3, 1, 2]]  # seats 1, 2, 3 get each other's hands
+    a = VectorCuatrola(num_envs=n, seed=0)
+    b = VectorCuatrola(num_envs=n, seed=0)
+    a.reset(hands=hands, dealer=dealer, muestra=muestra)
+    b.reset(hands=other, dealer=dealer, muestra=muestra)
+    seat0 = np.zeros(n, dtype=np.int8)
+    for _ in range(4):
+        assert np.array_equal(a.observe(seat0), b.observe(seat0))
+        act = pick_actions(a.action_mask, rng, pass_bias=0.7)
+        a.step(act)
+        b.step(act)
+    assert np.array_equal(a.observe(seat0), b.observe(seat0))
+    assert (a.state.phase == 1).all()

@@ -133,3 +133,11 @@ def test_no_leak_deals_differing_in_other_hands_during_bidding():
         b.step(act)
     assert np.array_equal(a.observe(seat0), b.observe(seat0))
     assert (a.state.phase == 1).all()
+
+
+def test_docs_table_matches_the_code():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "observation.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| (\d+) \| (\d+) \|", text, flags=re.M)
+    assert {n: (int(o), int(s)) for n, o, s in rows} == {n: (sl.start, sl.stop - sl.start) for n, sl in OFFSETS.items()}

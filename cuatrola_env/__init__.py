@@ -27,6 +27,11 @@ from .vector import VectorCuatrola
 
 __version__ = "0.1.0"
 
+import gymnasium as _gymnasium  # noqa: E402
+
+if "Cuatrola-v0" not in _gymnasium.registry:
+    _gymnasium.register(id="Cuatrola-v0", entry_point="cuatrola_env.gym:CuatrolaGymEnv")
+
 #: Explicit game metadata, in the manner of OpenSpiel's GameInfo.
 GAME_INFO = {
     "num_players": 4,
@@ -47,3 +52,12 @@ __all__ = [
     "VectorCuatrola", "Rules", "ONLINE", "TRADITIONAL", "PRESETS", "get_rules", "card_name",
     "action_name", "OBS_DIM", "OBS_VERSION", "OFFSETS", "NUM_ACTIONS", "NUM_CARDS", "GAME_INFO",
 ]
+
+
+def __getattr__(name):
+    # the PettingZoo and Gymnasium wrappers load on first use, keeping `import cuatrola_env` light
+    if name in ("env", "raw_env"):
+        from . import aec
+
+        return getattr(aec, name)
+    raise AttributeError(f"module 'cuatrola_env' has no attribute {name!r}")

@@ -18,7 +18,7 @@ played     (N,)        u32    every card played this hand
 dealer     (N,)        i8     dealer seat; la mano is (dealer + 1) % 4
 muestra    (N,)        i8     the dealer's face-up card; its suit is trump
 trump      (N,)        i8     trump suit (suit of the muestra)
-phase      (N,)        i8     0 bidding, 1 card play
+phase      (N,)        i8     0 bidding, 1 card play, 2 over (only without auto-reset)
 current    (N,)        i8     seat to act
 bids       (N, 4)      i8     bid of each seat: -1 not spoken yet, 0 pass, 1 solo, 2 cuatrola, 3 quintola
 n_bids     (N,)        i8     bids spoken so far (0..4)
@@ -72,7 +72,7 @@ from .rules import (
 )
 
 I8, I16, U32 = np.int8, np.int16, np.uint32
-BIDDING, PLAYING = 0, 1
+BIDDING, PLAYING, DONE = 0, 1, 2
 
 # --------------------------------------------------------------------------- lookup tables
 #: BIDS_ABOVE[h]: action-mask bits of pass and every bid strictly higher than bid h
@@ -376,7 +376,7 @@ def step(s: State, actions: np.ndarray, rules: Rules) -> np.ndarray:
     playing = s.phase == PLAYING
     seat = s.current.astype(np.intp)
     at_seat = _flat_index(s.num_games, NUM_SEATS, seat)
-    _step_bid(s, ~playing, seat, at_seat, a)
+    _step_bid(s, s.phase == BIDDING, seat, at_seat, a)
     return _step_play(s, playing, seat, at_seat, a)
 
 
@@ -406,7 +406,8 @@ def _step_bid(s: State, bidding: np.ndarray, seat: np.ndarray, at_seat: np.ndarr
 
 
 def _step_play(s: State, playing: np.ndarray, seat: np.ndarray, at_seat: np.ndarray, card: np.ndarray) -> np.ndarray:
-    """Card play, over the whole batch; for the games bidding, ``card`` is a bid id (20..23)."""
+    """Card play, over the whole batch; for the games not playing, ``card`` is a bid id (20..23)
+    (a finished game, phase DONE, is stepped with 20 and changes nothing)."""
     n = s.num_games
     cbit = (U32(1) << card.astype(U32)) & bb.FULL_DECK  # bids (bits 20..23) give no card
     hands = s.hands.reshape(-1)
@@ -415,7 +416,7 @@ def _step_play(s: State, playing: np.ndarray, seat: np.ndarray, at_seat: np.ndar
     seat_played = s.seat_played.reshape(-1)
     seat_played[at_seat] |= cbit
     trick_played = s.trick_played.reshape(-1)
-    trick_played[_flat_index(n, NUM_TRICKS, s.trick_num)] |= cbit  # trick_num < 5 during play
+    trick_played[_flat_index(n, NUM_TRICKS, np.minimum(s.trick_num, NUM_TRICKS - 1))] |= cbit
     suit = card // NUM_RANKS  # 4 for a bid: matches no led suit and no trump below
     led = np.where(playing & (s.trick_len == 0), suit, s.led)
     s.led[:] = led

@@ -151,3 +151,22 @@ def observe(s: State, rules: Rules, seats: np.ndarray | None = None) -> np.ndarr
     out[:, OFFSETS["score"]] = s.score.reshape(-1)[tcols] * np.float32(1 / rules.target)
     out[:, _O["target"]] = rules.target / 21
     return out
+
+
+#: size of the perfect-information view: the observation followed by every seat's hand
+PERFECT_INFO_DIM = OBS_DIM + NUM_SEATS * NUM_CARDS
+
+
+def observe_perfect_information(s: State, rules: Rules, seats: np.ndarray | None = None) -> np.ndarray:
+    """(N, PERFECT_INFO_DIM) float32: :func:`observe` followed by ``[rel seat, card]`` unplayed hands.
+
+    For critics and oracles during training only: it shows every hidden card. It is a
+    separate, explicitly named function so that it can never be mixed into the normal
+    observation by accident.
+    """
+    n = s.num_games
+    seat = (s.current if seats is None else np.asarray(seats)).astype(np.int8)
+    rot = (np.arange(n) * NUM_SEATS)[:, None] + ((seat[:, None] + _R4) & 3)
+    hands = s.hands.reshape(-1)[rot]
+    bits = np.unpackbits(hands.view(np.uint8), bitorder="little").reshape(n, NUM_SEATS, 32)[:, :, :NUM_CARDS]
+    return np.concatenate([observe(s, rules, seat), bits.reshape(n, -1).astype(np.float32)], axis=1)

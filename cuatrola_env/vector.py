@@ -29,7 +29,7 @@ import numpy as np
 
 from . import bitboards as bb
 from . import engine
-from .observation import OBS_DIM, observe
+from .observation import OBS_DIM, observe, observe_perfect_information
 from .rules import NUM_ACTIONS, NUM_SEATS, Rules, RulesLike, action_name, get_rules
 
 Mode = Literal["hand", "match"]
@@ -62,7 +62,7 @@ class _Shard:
         masks, m = self.deals.draw(d)
         engine.start_hand(self.state, self.all, masks, d, m)
 
-    def advance(self, a: np.ndarray, rules: Rules, mode: Mode, rewards: np.ndarray, done: np.ndarray):
+    def advance(self, a: np.ndarray, rules: Rules, mode: Mode, rewards: np.ndarray, done: np.ndarray, autoreset: bool):
         """Step this shard; fill its rows of ``rewards``/``done``; return its results dict."""
         s = self.state
         ended = engine.step(s, a, rules)
@@ -98,9 +98,14 @@ class _Shard:
             finished = ended[over]
             rewards[finished] = engine.seat_rewards(winner[over], 1.0)
             done[finished] = True
-            s.score[finished] = 0
-            # a new match draws its first dealer at random
-            next_dealer[over] = self.rng.integers(0, NUM_SEATS, size=int(over.sum()))
+            if autoreset:
+                s.score[finished] = 0
+                # a new match draws its first dealer at random
+                next_dealer[over] = self.rng.integers(0, NUM_SEATS, size=int(over.sum()))
+        if not autoreset:  # the episode's final state stays until reset()
+            s.phase[ended[res["match_over"]]] = engine.DONE
+            keep = ~res["match_over"]
+            ended, next_dealer = ended[keep], next_dealer[keep]
         masks, m = self.deals.draw(next_dealer)
         engine.start_hand(s, ended, masks, next_dealer, m, after_hand=True)
         return res
@@ -117,6 +122,9 @@ class VectorCuatrola:
             (an episode is a match to ``rules.target``; rewards ±1 at its end).
         seed: seed of the dealing RNG.
         num_threads: step the batch as this many shards in parallel threads (default 1).
+        autoreset: deal a finished episode's game afresh inside ``step`` (default). With
+            ``False`` a finished game keeps its final state (phase 2, no legal action) until
+            :meth:`reset`; actions given for it are ignored.
 
     Attributes:
         state: the :class:`cuatrola_env.engine.State` of every game (read it, don't write it).
@@ -131,6 +139,7 @@ class VectorCuatrola:
         mode: Mode = "hand",
         seed: int | None = None,
         num_threads: int = 1,
+        autoreset: bool = True,
     ):
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -142,6 +151,7 @@ class VectorCuatrola:
         self.rules: Rules = get_rules(rules)
         self.mode: Mode = mode
         self.num_threads = int(num_threads)
+        self.autoreset = bool(autoreset)
         self.state = engine.new_state(self.num_envs)
         self._all = np.arange(self.num_envs)
         self._executor = ThreadPoolExecutor(self.num_threads) if self.num_threads > 1 else None
@@ -230,7 +240,14 @@ class VectorCuatrola:
                 self._mask_cache = engine.legal_action_mask(self.state, self.rules)
             else:
                 self._mask_cache = np.concatenate(self._map(lambda sh: engine.legal_action_mask(sh.state, self.rules)))
+            if not self.autoreset:
+                self._mask_cache[self.state.phase == engine.DONE] = 0
         return self._mask_cache
+
+    @property
+    def over(self) -> np.ndarray:
+        """(num_envs,) bool: games whose episode ended and that wait for :meth:`reset` (``autoreset=False``)."""
+        return self.state.phase == engine.DONE
 
     @property
     def action_mask(self) -> np.ndarray:
@@ -247,6 +264,13 @@ class VectorCuatrola:
             return observe(self.state, self.rules, seats)
         return np.concatenate(self._map(lambda sh: observe(sh.state, self.rules)))
 
+    def observe_perfect_information(self, seats=None) -> np.ndarray:
+        """(num_envs, PERFECT_INFO_DIM) float32: the observation plus every seat's hidden hand.
+
+        For critics and oracles in training only; never give it to a policy that plays.
+        """
+        return observe_perfect_information(self.state, self.rules, seats)
+
     # ----------------------------------------------------------------------------- step
     def step(self, actions) -> tuple[np.ndarray, np.ndarray]:
         """Play one action per game. Returns ``(rewards (num_envs, 4) float32, done (num_envs,) bool)``.
@@ -260,7 +284,9 @@ class VectorCuatrola:
         self._mask_cache = None
 
         def advance(sh: _Shard):
-            return sh.advance(a[sh.lo : sh.hi], self.rules, self.mode, rewards[sh.lo : sh.hi], done[sh.lo : sh.hi])
+            return sh.advance(
+                a[sh.lo : sh.hi], self.rules, self.mode, rewards[sh.lo : sh.hi], done[sh.lo : sh.hi], self.autoreset
+            )
 
         parts = [r for r in self._map(advance) if r is not None]
         if not parts:
@@ -280,11 +306,18 @@ class VectorCuatrola:
                 a = a.astype(np.int64)
             else:
                 raise ValueError(f"actions must be integers, got dtype {a.dtype}")
+        if not self.autoreset:
+            over = self.over
+            if over.all():
+                raise ValueError("every game is over: call reset() before step()")
+            a = np.where(over, NUM_ACTIONS - 4, a)  # finished games: ignored (stepped as a no-op)
         bad = np.flatnonzero((a < 0) | (a >= NUM_ACTIONS))
         if bad.size:
             g = bad[0]
             raise ValueError(f"action {a[g]} of game {g} is out of range 0..{NUM_ACTIONS - 1} ({bad.size} such games)")
         legal = (self.legal_bits >> a.astype(np.uint32)) & np.uint32(1)
+        if not self.autoreset:
+            legal |= self.over
         bad = np.flatnonzero(legal == 0)
         if bad.size:
             g = bad[0]

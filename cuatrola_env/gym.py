@@ -1,0 +1,174 @@
+"""Cuatrola as a Gymnasium single-agent environment: one learning seat, three given policies.
+
+>>> import gymnasium, cuatrola_env
+>>> env = gymnasium.make("Cuatrola-v0", rules="online", seat=0)      # partner and opponents random
+>>> obs, info = env.reset(seed=0)
+>>> mask = info["action_mask"]                                      # also env.unwrapped.action_masks()
+
+The learning seat's team mate and the two opponents play the given policies: a callable
+``policy(observation, action_mask) -> action`` each (or ``"random"``, the default). Their
+decisions happen inside ``step`` until the learning seat must act again or the episode
+ends. Rewards are the learning seat's (hand mode: ± game points at the end of the hand;
+match mode: ± 1 at the end of the match).
+
+Works with Stable-Baselines3-contrib's ``MaskablePPO`` through :meth:`action_masks`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .game import Game
+from .observation import OBS_DIM
+from .records import save_record
+from .render import render_text
+from .rules import NUM_ACTIONS, RulesLike
+from .vector import Mode
+
+Policy = Callable[[np.ndarray, np.ndarray], int]
+
+
+class CuatrolaGymEnv(gymnasium.Env):
+    """One learning seat of Cuatrola against given policies.
+
+    Args:
+        rules: preset name, ``Rules`` or dict.
+        mode: ``"hand"`` or ``"match"``.
+        seat: the learning seat (0..3), or ``"random"`` to draw it each episode.
+        partner: the team mate's policy (default ``"random"``).
+        opponents: the opponents' policy, or a pair of policies (default ``"random"``).
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        illegal_action: ``"raise"`` (default): an illegal action raises ``ValueError`` and
+            changes nothing; ``"lose"``: it ends the episode with the worst reward (−5 in hand
+            mode, −1 in match mode), as PettingZoo's ``TerminateIllegalWrapper`` does. Tools
+            that step random actions (Gymnasium's ``check_env``) need ``"lose"``.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        rules: RulesLike = "online",
+        mode: Mode = "hand",
+        seat: int | str = 0,
+        partner: Policy | str = "random",
+        opponents: Policy | str | tuple = "random",
+        render_mode: str | None = None,
+        illegal_action: str = "raise",
+    ):
+        if illegal_action not in ("raise", "lose"):
+            raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        if not (seat == "random" or (isinstance(seat, (int, np.integer)) and 0 <= seat <= 3)):
+            raise ValueError(f"seat must be 0..3 or 'random', got {seat!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        self.game = Game(rules=rules, mode=mode)
+        self.seat_option = seat
+        self.seat = 0 if seat == "random" else int(seat)
+        self.partner = self._policy(partner, "partner")
+        opp = opponents if isinstance(opponents, tuple) else (opponents, opponents)
+        if len(opp) != 2:
+            raise ValueError("opponents must be one policy or a pair of policies")
+        self.opponents = tuple(self._policy(p, "opponents") for p in opp)
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(low=0.0, high=2.0, shape=(OBS_DIM,), dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._forfeit = False
+
+    def _policy(self, p, what: str) -> Policy:
+        if p == "random":
+            return self._random_policy
+        if not callable(p):
+            raise ValueError(f"{what} must be 'random' or a callable policy(observation, action_mask) -> action")
+        return p
+
+    def _random_policy(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.np_random.choice(np.flatnonzero(action_mask)))
+
+    def _policy_of(self, seat: int) -> Policy:
+        if seat == (self.seat + 2) % 4:
+            return self.partner
+        return self.opponents[0] if seat == (self.seat + 1) % 4 else self.opponents[1]
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        opts = dict(options or {})
+        unknown = set(opts) - {"hands", "dealer", "muestra", "score"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}")
+        self._forfeit = False
+        deal_seed = None if seed is None else int(self.np_random.integers(2**31))
+        self.game.reset(seed=deal_seed, **opts)
+        if self.seat_option == "random":
+            self.seat = int(self.np_random.integers(4))
+        reward = self._play_others()
+        if self.game.over:  # cannot happen: the learner always has a bid to make
+            raise RuntimeError("the episode ended before the learning seat acted")
+        assert reward == 0.0
+        return self.game.observe(self.seat), self._info()
+
+    def step(self, action):
+        if self.game.over or self._forfeit:
+            raise ValueError("the episode is over: call reset()")
+        if self.game.current_player != self.seat:  # pragma: no cover - guarded by _play_others
+            raise RuntimeError("internal error: the learning seat is not to act")
+        a = np.asarray(action)
+        if a.shape not in ((), (1,)) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"action must be one integer id in 0..{NUM_ACTIONS - 1}, got {action!r}")
+        action = int(a.reshape(()))
+        if self.illegal_action == "lose" and not (0 <= action < NUM_ACTIONS and self.game.legal_mask()[action]):
+            self._forfeit = True
+            worst = -5.0 if self.game.mode == "hand" else -1.0
+            return self.game.observe(self.seat), worst, True, False, {**self._info(), "illegal_action": action}
+        rewards, over = self.game.step(action)  # raises on an illegal action, changing nothing
+        reward = float(rewards[self.seat])
+        if not over:
+            reward += self._play_others()
+        if self.render_mode == "human":
+            self.render()
+        return self.game.observe(self.seat), reward, self.game.over, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """(24,) bool: the learning seat's legal actions (for MaskablePPO)."""
+        return self.game.legal_mask() if not self.game.over else np.zeros(NUM_ACTIONS, dtype=bool)
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        text = render_text(self.game.state, self.game.rules)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def perfect_information_observation(self) -> np.ndarray:
+        """The learning seat's observation plus every hidden hand: for critics only."""
+        return self.game.perfect_information(self.seat)
+
+    def record(self) -> dict:
+        return self.game.record()
+
+    def save_record(self, path) -> None:
+        save_record(self.record(), path)
+
+    # ------------------------------------------------------------------ internals
+    def _play_others(self) -> float:
+        reward = 0.0
+        g = self.game
+        while not g.over and g.current_player != self.seat:
+            seat = g.current_player
+            mask = g.legal_mask()
+            action = self._policy_of(seat)(g.observe(seat), mask)
+            rewards, _ = g.step(int(action))
+            reward += float(rewards[self.seat])
+        return reward
+
+    def _info(self) -> dict:
+        return {"action_mask": self.action_masks(), "seat": self.seat}

@@ -1,0 +1,134 @@
+"""The Gymnasium single-agent environment."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from helpers import draw_deals
+from scenario import cid
+
+import cuatrola_env  # noqa: F401  (registers Cuatrola-v0)
+from cuatrola_env.gym import CuatrolaGymEnv
+from cuatrola_env.observation import OBS_DIM
+
+DEAL_A = [[cid(c) for c in h.split()] for h in ["Ro Sc Se Sb Cb", "So Ao Cc Ce Rb", "Co 3o Rc Re 3b", "3c Ac 3e Ae Ab"]]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("mode", ["hand", "match"])
+def test_check_env(mode):
+    """Gymnasium's checker steps random (possibly illegal) actions: it needs illegal_action='lose'."""
+    check_env(gymnasium.make("Cuatrola-v0", mode=mode, illegal_action="lose").unwrapped)
+    check_env(CuatrolaGymEnv(mode=mode, seat="random", illegal_action="lose"))
+
+
+def test_episodes_rewards_and_masks():
+    env = gymnasium.make("Cuatrola-v0", seat=2)
+    rng = np.random.default_rng(0)
+    rewards = []
+    for ep in range(100):
+        obs, info = env.reset(seed=ep)
+        assert obs.shape == (OBS_DIM,) and info["seat"] == 2
+        assert env.observation_space.contains(obs)
+        done = False
+        while not done:
+            mask = env.unwrapped.action_masks()
+            assert np.array_equal(mask, info["action_mask"]) and mask.any()
+            assert obs[-1] == 1.0, "the learning seat is the one to act"
+            obs, r, done, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+            assert not trunc
+        rewards.append(r)
+    assert set(np.abs(rewards)) <= {1, 2, 4, 5}
+
+
+def test_given_policies_play_the_other_seats():
+    calls = {"partner": 0, "opp": 0}
+
+    def partner(obs, mask):
+        calls["partner"] += 1
+        return int(np.flatnonzero(mask)[0])
+
+    def opp(obs, mask):
+        calls["opp"] += 1
+        return int(np.flatnonzero(mask)[-1])
+
+    env = CuatrolaGymEnv(seat=0, partner=partner, opponents=opp)
+    obs, info = env.reset(options={"hands": DEAL_A, "dealer": 3, "muestra": cid("Ab")})
+    obs, r, done, _, info = env.step(20)
+    assert calls == {"partner": 1, "opp": 2}, "after seat 0 passes, seats 1, 2, 3 bid"
+    rec = env.record()["hands"][0]
+    assert rec["actions"][:4] == [20, 23, 20, 20] and rec["seats"][:4] == [0, 1, 2, 3]
+
+
+def test_same_seed_same_episode():
+    def run():
+        env = CuatrolaGymEnv(seat="random")
+        obs, info = env.reset(seed=42)
+        trace = [obs]
+        done = False
+        while not done:
+            obs, r, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            trace.append(obs)
+        return np.stack(trace), r
+
+    a, ra = run()
+    b, rb = run()
+    assert np.array_equal(a, b) and ra == rb
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="seat must be 0..3 or 'random'"):
+        CuatrolaGymEnv(seat=4)
+    with pytest.raises(ValueError, match="partner must be 'random' or a callable"):
+        CuatrolaGymEnv(partner="heuristic")
+    with pytest.raises(ValueError, match="illegal_action"):
+        CuatrolaGymEnv(illegal_action="ignore")
+    env = CuatrolaGymEnv(seat=0)
+    env.reset(options={"hands": DEAL_A, "dealer": 3, "muestra": cid("Ab")})
+    before = env.game.observe(0).copy()
+    with pytest.raises(ValueError, match=r"illegal action 4 \(as de oros\)"):
+        env.step(cid("Ao"))
+    assert np.array_equal(before, env.game.observe(0))
+    with pytest.raises(ValueError, match="unknown reset option"):
+        env.reset(options={"seat": 1})
+    env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+    with pytest.raises(ValueError, match="episode is over"):
+        env.step(20)
+    lose = CuatrolaGymEnv(seat=0, illegal_action="lose")
+    lose.reset(options={"hands": DEAL_A, "dealer": 3, "muestra": cid("Ab")})
+    _, r, done, _, info = lose.step(cid("Ao"))
+    assert done and r == -5 and info["illegal_action"] == cid("Ao")
+
+
+def test_no_leak_through_the_gym_observation():
+    from test_observation import _scramble_hidden
+
+    rng = np.random.default_rng(8)
+    for seat in range(4):
+        env = CuatrolaGymEnv(seat=seat)
+        for ep in range(10):
+            obs, info = env.reset(seed=ep)
+            done = False
+            while not done:
+                saved = env.game.state.hands.copy()
+                _scramble_hidden(env.game.state, 0, seat, rng)
+                assert np.array_equal(obs, env.game.observe(seat)), "the learning seat sees a hidden card"
+                env.game.state.hands[:] = saved
+                obs, r, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+
+
+def test_no_leak_other_hands_during_bidding():
+    rng = np.random.default_rng(4)
+    hands, _, _ = draw_deals(rng, 20)
+    for h in hands:
+        pol = lambda obs, mask: 20  # noqa: E731 - everyone passes
+        a = CuatrolaGymEnv(seat=0, partner=pol, opponents=pol)
+        b = CuatrolaGymEnv(seat=0, partner=pol, opponents=pol)
+        oa, _ = a.reset(options={"hands": h.tolist(), "dealer": 0, "muestra": int(h[0, 0])})
+        ob, _ = b.reset(options={"hands": h[[0, 3, 1, 2]].tolist(), "dealer": 0, "muestra": int(h[0, 0])})
+        assert np.array_equal(oa, ob), "seat 0 bids last; the three passes before it reveal nothing"

@@ -55,7 +55,7 @@ Rewards
 -------
 | mode | when | reward |
 |---|---|---|
-| hand | end of the hand | +game points (1, 2, 4 or 5) to each seat of the winning team, − to the others (the sitting-out partner too) |
+| hand | end of the hand | +game points (1, 2, 4 or 5) to each winning seat, − to the others (sitter too) |
 | match | end of the match | +1 to the winning team's seats, −1 to the others |
 
 Reset options

@@ -54,13 +54,11 @@ import dataclasses
 import numpy as np
 
 from . import bitboards as bb
+from . import core
+from .core import BIDDING, NP, PLAYING
 from .rules import (
-    CANTE_PLAIN,
-    CANTE_TRUMP,
-    CONTRACT_VALUE,
     CUATROLA,
     HAND_SIZE,
-    LAST_TRICK_BONUS,
     NUM_CARDS,
     NUM_RANKS,
     NUM_SEATS,
@@ -72,19 +70,7 @@ from .rules import (
 )
 
 I8, I16, U32 = np.int8, np.int16, np.uint32
-BIDDING, PLAYING, DONE = 0, 1, 2
 
-# --------------------------------------------------------------------------- lookup tables
-#: BIDS_ABOVE[h]: action-mask bits of pass and every bid strictly higher than bid h
-BIDS_ABOVE = np.array(
-    [(1 << NUM_CARDS) | sum(1 << (NUM_CARDS + b) for b in range(h + 1, 4)) for h in range(4)], dtype=U32
-)
-#: BIDS_FIT[r]: bid bits whose game points fit in r points of room to the target (exact target)
-BIDS_FIT = np.array(
-    [(1 << NUM_CARDS) | sum(1 << (NUM_CARDS + b) for b in (1, 2, 3) if CONTRACT_VALUE[b] <= r) for r in range(6)],
-    dtype=U32,
-)
-_CABALLO_OF_SUIT = np.array([1 << (NUM_RANKS * s + 1) for s in range(4)], dtype=U32)
 _SEATS = np.arange(NUM_SEATS, dtype=I8)
 
 
@@ -334,32 +320,12 @@ def _cell(a: np.ndarray, rows: np.ndarray, cols) -> np.ndarray:
 def legal_action_mask(s: State, rules: Rules) -> np.ndarray:
     """(N,) uint32: bit a set when action a (0..23) is legal for the seat to act."""
     n = s.num_games
-    h = s.hands.reshape(-1)[_flat_index(n, NUM_SEATS, s.current)]
-    # ---- card play ---------------------------------------------------------------------
-    suit_led = bb.SUIT_MASK[np.maximum(s.led, 0)]
-    trump_suit = bb.SUIT_MASK[s.trump]
-    follow = h & suit_led                                  # asistir
-    higher = follow & bb.ABOVE[s.best_led]                 # montar
-    trumped = s.best_trump >= 0                            # a trump is in a non-trump-led trick
-    if rules.overtake_when_trumped:
-        follow_legal = np.where(higher != 0, higher, follow)
-    else:
-        follow_legal = np.where((higher != 0) & ~trumped, higher, follow)
-    trumps = h & trump_suit
-    over_trump = trumps & bb.ABOVE[s.best_trump]           # ABOVE[-1] is the whole deck
-    if rules.must_trump:
-        untrumped = np.where(trumps != 0, trumps, h)
-    else:
-        untrumped = h
-    void_legal = np.where(trumped, np.where(over_trump != 0, over_trump, h), untrumped)
-    play = np.where(s.trick_len == 0, h, np.where(follow != 0, follow_legal, void_legal))
-    # ---- bidding -----------------------------------------------------------------------
-    bid = BIDS_ABOVE[s.high_bid]
-    if rules.exact_target:
-        team = s.current % 2
-        room = rules.target - s.score[np.arange(n), team]
-        bid &= BIDS_FIT[np.clip(room, 0, 5)]
-    return np.where(s.phase == BIDDING, bid, play).astype(U32)
+    hand = s.hands.reshape(-1)[_flat_index(n, NUM_SEATS, s.current)]
+    team_score = s.score.reshape(-1)[_flat_index(n, 2, s.current & 1)] if rules.exact_target else 0
+    mask = core.legal_actions(
+        NP, rules, s.phase, hand, s.trick_len, s.led, s.best_led, s.best_trump, s.trump, s.high_bid, team_score
+    )
+    return mask.astype(U32, copy=False)
 
 
 # --------------------------------------------------------------------------- step
@@ -384,22 +350,19 @@ def _step_bid(s: State, bidding: np.ndarray, seat: np.ndarray, at_seat: np.ndarr
     bid = a - NUM_CARDS  # 0 pass, 1 solo, 2 cuatrola, 3 quintola (meaningless for card plays)
     bids = s.bids.reshape(-1)
     bids[at_seat] = np.where(bidding, bid, bids[at_seat])
-    raised = bidding & (bid > s.high_bid)
-    np.copyto(s.high_bid, bid, where=raised)
-    np.copyto(s.declarer, s.current, where=raised)
+    high, dec = core.bid(NP, np.where(bidding, bid, -1), s.current, s.high_bid, s.declarer)
+    s.high_bid[:] = high
+    s.declarer[:] = dec
     s.n_bids += bidding
     np.copyto(s.current, (s.current + 1) & 3, where=bidding)
     # ---- end of the bidding round --------------------------------------------------------
     e = np.flatnonzero(bidding & (s.n_bids == NUM_SEATS))
     if e.size == 0:
         return
-    dec = s.declarer[e]
-    sitter = np.where(dec >= 0, (dec + 2) % NUM_SEATS, -1).astype(I8)
-    mano = (s.dealer[e] + 1) % NUM_SEATS
-    leader = np.where(mano == sitter, (mano + 1) % NUM_SEATS, mano).astype(I8)
+    sitter, leader, size = core.end_of_bidding(NP, s.declarer[e], s.dealer[e])
     s.contract[e] = s.high_bid[e]
     s.sitter[e] = sitter
-    s.trick_size[e] = np.where(sitter >= 0, 3, 4)
+    s.trick_size[e] = size
     s.phase[e] = PLAYING
     s.current[e] = leader
     s.leaders.reshape(-1)[_cell(s.leaders, e, 0)] = leader
@@ -417,20 +380,15 @@ def _step_play(s: State, playing: np.ndarray, seat: np.ndarray, at_seat: np.ndar
     seat_played[at_seat] |= cbit
     trick_played = s.trick_played.reshape(-1)
     trick_played[_flat_index(n, NUM_TRICKS, np.minimum(s.trick_num, NUM_TRICKS - 1))] |= cbit
-    suit = card // NUM_RANKS  # 4 for a bid: matches no led suit and no trump below
-    led = np.where(playing & (s.trick_len == 0), suit, s.led)
+    led, best_led, best_trump, win_seat = core.play(
+        NP, card, s.current, playing, s.trick_len, s.led, s.best_led, s.best_trump, s.win_seat, s.trump
+    )
     s.led[:] = led
-    best_led, best_trump = s.best_led, s.best_trump
-    beats_led = (suit == led) & (card > best_led)  # best_led is -1 before the lead
-    new_trump = (suit == s.trump) & (led != s.trump) & (card > best_trump)
-    takes = new_trump | (beats_led & (best_trump < 0))
-    np.copyto(s.win_seat, s.current, where=takes)
-    np.copyto(best_led, card, where=beats_led)
-    np.copyto(best_trump, card, where=new_trump)
+    s.best_led[:] = best_led
+    s.best_trump[:] = best_trump
+    s.win_seat[:] = win_seat
     s.trick_len += playing
-    nxt = (s.current + 1) & 3
-    nxt = (nxt + (nxt == s.sitter)) & 3  # skip the seat that sits out
-    np.copyto(s.current, nxt, where=playing)
+    np.copyto(s.current, core.next_seat(NP, s.current, s.sitter), where=playing)
     done_trick = np.flatnonzero(playing & (s.trick_len == s.trick_size))
     if done_trick.size == 0:
         return done_trick
@@ -450,29 +408,22 @@ def _flat_index(n: int, width: int, col: np.ndarray) -> np.ndarray:
 
 def _finish_trick(s: State, g: np.ndarray) -> np.ndarray:
     w = s.win_seat[g].astype(np.intp)
-    team = w % 2
+    team = w & 1
     t = s.trick_num[g].astype(np.intp)
     tricks_won, points = s.tricks_won.reshape(-1), s.points.reshape(-1)
     tricks_won[_cell(s.tricks_won, g, w)] += 1
     s.winners.reshape(-1)[_cell(s.winners, g, t)] = w
-    trick_points = bb.mask_points(s.trick_played.reshape(-1)[_cell(s.trick_played, g, t)])
-    trick_points += np.where(t == NUM_TRICKS - 1, LAST_TRICK_BONUS, 0).astype(I16)
-    # ---- cantes: automatic, pass and solo only, one per trick, trump first ---------------
+    score = core.trick_points(NP, s.trick_played.reshape(-1)[_cell(s.trick_played, g, t)], t)
+    # ---- cantes: the winning team's playing seats -----------------------------------------
     hands = s.hands.reshape(-1)
     sitter = s.sitter[g]
-    h1 = np.where(sitter == team, U32(0), hands[_cell(s.hands, g, team)])
-    h2 = np.where(sitter == team + 2, U32(0), hands[_cell(s.hands, g, team + 2)])
-    sung = s.sung[g]
-    pairs = ((h1 & (h1 >> U32(1))) | (h2 & (h2 >> U32(1)))) & bb.CABALLO_BITS & ~sung
-    pairs = np.where(s.contract[g] <= SOLO, pairs, U32(0))
-    trump_cab = _CABALLO_OF_SUIT[s.trump[g]]
-    sing = np.where((pairs & trump_cab) != 0, trump_cab, bb.lowest_bit(pairs))
-    cante = np.where(sing == 0, 0, np.where(sing == trump_cab, CANTE_TRUMP, CANTE_PLAIN)).astype(I16)
-    s.sung[g] = sung | sing
+    hand_a = np.where(sitter == team, U32(0), hands[_cell(s.hands, g, team)])
+    hand_b = np.where(sitter == team + 2, U32(0), hands[_cell(s.hands, g, team + 2)])
+    sing, cante_points, sung_suit = core.cante(NP, hand_a, hand_b, s.sung[g], s.trump[g], s.contract[g])
+    s.sung[g] |= sing
     at_team = _cell(s.points, g, team)
-    s.cante_pts.reshape(-1)[at_team] += cante
-    points[at_team] += trick_points + cante
-    sung_suit = np.where(sing == 0, -1, bb.lowest_index(sing) // NUM_RANKS).astype(I8)
+    s.cante_pts.reshape(-1)[at_team] += cante_points.astype(I16)
+    points[at_team] += (score + cante_points).astype(I16)
     s.cantes.reshape(-1)[_cell(s.cantes, g, t)] = sung_suit
     has = sung_suit >= 0
     s.sung_by.reshape(-1)[_cell(s.sung_by, g[has], sung_suit[has])] = team[has]
@@ -488,35 +439,18 @@ def _finish_trick(s: State, g: np.ndarray) -> np.ndarray:
     more = t1 < NUM_TRICKS
     s.leaders.reshape(-1)[_cell(s.leaders, g[more], t1[more])] = w[more]
     # ---- is the result certain? -------------------------------------------------------------
-    contract = s.contract[g]
     dec_tricks = tricks_won[_cell(s.tricks_won, g, np.maximum(s.declarer[g], 0))]
-    opp_tricks = t1 - dec_tricks
-    ended = (
-        (t1 == NUM_TRICKS)
-        | ((contract == CUATROLA) & ((dec_tricks >= 4) | (opp_tricks >= 2)))
-        | ((contract == QUINTOLA) & (opp_tricks >= 1))
-    )
-    return g[ended]
+    return g[core.hand_over(NP, s.contract[g], t1, dec_tricks)]
 
 
 # --------------------------------------------------------------------------- results
 def hand_results(s: State, g: np.ndarray, rules: Rules):
     """Winning team (k,) and game points (k,) of the finished hands ``g``."""
-    contract = s.contract[g]
     dec = s.declarer[g]
-    dec_team = dec % 2
-    p0, p1 = s.points[g, 0], s.points[g, 1]
-    if rules.tie_rule == "last_trick":
-        tie = s.winners[g, NUM_TRICKS - 1] % 2
-    else:
-        tie = ((s.dealer[g] + 1) % NUM_SEATS) % 2
-    by_points = np.where(p0 > p1, 0, np.where(p1 > p0, 1, tie))
-    dec_tricks = s.tricks_won[g, np.maximum(dec, 0)]
-    made = np.where(contract == CUATROLA, dec_tricks >= 4, dec_tricks == NUM_TRICKS)
-    by_tricks = np.where(made, dec_team, 1 - dec_team)
-    winner = np.where(contract <= SOLO, by_points, by_tricks).astype(I8)
-    value = CONTRACT_VALUE[contract]
-    return winner, value
+    return core.hand_winner(
+        NP, rules, s.contract[g], dec, s.points[g, 0], s.points[g, 1], s.winners[g, NUM_TRICKS - 1],
+        s.dealer[g], s.tricks_won[g, np.maximum(dec, 0)],
+    )
 
 
 def seat_rewards(winner: np.ndarray, value) -> np.ndarray:

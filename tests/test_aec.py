@@ -27,8 +27,8 @@ def test_pettingzoo_seed_test():
     seed_test(lambda: env(mode="match"), num_cycles=300)
 
 
-def play_random(e, rng, until_done=True):
-    for agent in e.agent_iter():
+def play_random(e, rng):
+    for _agent in e.agent_iter():
         obs, reward, term, trunc, info = e.last()
         if term or trunc:
             e.step(None)

@@ -98,7 +98,7 @@ def test_save_is_atomic_and_environments_write_records(tmp_path):
     e = env()
     e.reset(seed=5)
     rng = np.random.default_rng(0)
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     path = tmp_path / "sub" / "hand.json"

@@ -55,7 +55,7 @@ import numpy as np
 
 from . import bitboards as bb
 from . import core
-from .core import BIDDING, NP, PLAYING
+from .core import BIDDING, DONE, NP, PLAYING
 from .rules import (
     CUATROLA,
     HAND_SIZE,
@@ -461,5 +461,5 @@ def seat_rewards(winner: np.ndarray, value) -> np.ndarray:
 
 __all__ = [
     "State", "new_state", "random_deals", "validate_deals", "start_hand", "legal_action_mask",
-    "step", "hand_results", "seat_rewards", "BIDDING", "PLAYING", "PASS", "SOLO", "CUATROLA", "QUINTOLA",
+    "step", "hand_results", "seat_rewards", "BIDDING", "PLAYING", "DONE", "PASS", "SOLO", "CUATROLA", "QUINTOLA",
 ]

@@ -268,6 +268,20 @@ _PER_TRICK = (
     ("trick_len", 0), ("led", -1), ("best_led", -1), ("best_trump", -1), ("win_seat", -1),)
 
 
+def validate_score(score, rules: Rules, n: int) -> np.ndarray:
+    """A match score given as (2,) or (n, 2) integers below the target, as (n, 2) int16."""
+    if score is None:
+        return np.zeros((n, 2), dtype=I16)
+    arr = np.asarray(score)
+    if arr.shape == (2,):
+        arr = np.broadcast_to(arr, (n, 2))
+    if arr.shape != (n, 2) or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"score must be integers of shape (2,) or ({n}, 2), got shape {np.shape(score)}")
+    if (arr < 0).any() or (arr >= rules.target).any():
+        raise ValueError(f"score must be in 0..{rules.target - 1} (below the target {rules.target})")
+    return arr.astype(I16)
+
+
 def start_hand(
     s: State, idx: np.ndarray, hand_masks: np.ndarray, dealer: np.ndarray, muestra: np.ndarray,
     after_hand: bool = False,

@@ -20,12 +20,16 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine
-from .bitboards import cards_of
-from .rules import CONTRACT_NAMES, NUM_ACTIONS, RulesLike, action_name
-from .vector import Mode, VectorCuatrola
+from .bitboards import cards_of, from_cards
+from .core import DONE
+from .observation import observe_perfect_information
+from .rules import CONTRACT_NAMES, NUM_ACTIONS, RulesLike, action_name, get_rules
+from .single import SingleGame
+from .vector import Mode
 
 RECORD_FORMAT = "cuatrola-record"
 RECORD_VERSION = 1
+_ACTION_BITS = np.arange(NUM_ACTIONS, dtype=np.uint32)
 
 
 class Game:
@@ -38,43 +42,52 @@ class Game:
     """
 
     def __init__(self, rules: RulesLike = "online", mode: Mode = "hand", seed: int | None = None):
-        self.env = VectorCuatrola(num_envs=1, rules=rules, mode=mode, seed=seed, autoreset=False)
-        self.rules = self.env.rules
+        if mode not in ("hand", "match"):
+            raise ValueError(f"mode must be 'hand' or 'match', got {mode!r}")
+        self.rules = get_rules(rules)
         self.mode = mode
+        self.single = SingleGame(self.rules, mode, np.random.default_rng(seed))
+        self.single.deal_random()
         self._hands: list[dict] = []
         self._start_hand_record()
 
     # ------------------------------------------------------------------ set-up
     def reset(self, seed=None, hands=None, dealer=None, muestra=None, score=None) -> None:
         """A new episode: random, or the given deal (``hands`` 4 × 5 card ids in seat order,
-        ``dealer`` seat, ``muestra`` card id) and match ``score`` [team 0, team 1]."""
-        kw = {}
+        ``dealer`` seat, ``muestra`` card id) and match ``score`` [team 0, team 1].
+
+        Bad input raises ``ValueError`` naming the problem and leaves the game as it was.
+        """
+        sc = engine.validate_score(score, self.rules, 1)[0]
         if hands is not None or muestra is not None:
             if hands is None or dealer is None or muestra is None:
                 raise ValueError("a given deal needs hands, dealer and muestra together")
             h = np.asarray(hands)
             if h.shape != (4, 5):
                 raise ValueError(f"hands must be 4 lists of 5 card ids (seat order), got shape {h.shape}")
-            kw = {"hands": h[None], "dealer": [dealer], "muestra": [muestra]}
-        elif dealer is not None:
-            kw = {"dealer": [dealer]}
-        if score is not None:
-            sc = np.asarray(score)
-            if sc.shape != (2,):
-                raise ValueError(f"score must be [team 0, team 1], got {score!r}")
-            kw["score"] = sc
-        self.env.reset(seed=seed, **kw)
+            h, d, m = engine.validate_deals(h[None], [dealer], [muestra], 1)
+        elif dealer is not None and (not isinstance(dealer, (int, np.integer)) or not 0 <= dealer <= 3):
+            raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
+        g = self.single
+        if seed is not None:
+            g.rng = np.random.default_rng(seed)
+            g.deals = engine.DealPool(g.rng, block=64)
+        g.score = [int(x) for x in sc]
+        if hands is not None:
+            g.deal(from_cards(h)[0], int(d[0]), int(m[0]))
+        else:
+            g.deal_random(dealer)
         self._hands = []
         self._start_hand_record()
 
     def _start_hand_record(self) -> None:
-        s = self.env.state
+        g = self.single
         self._hands.append(
             {
-                "dealer": int(s.dealer[0]),
-                "muestra": int(s.muestra[0]),
-                "hands": [cards_of(m) for m in s.hands[0]],
-                "score_before": [int(x) for x in s.score[0]],
+                "dealer": g.dealer,
+                "muestra": g.muestra,
+                "hands": [cards_of(m) for m in g.hands],
+                "score_before": list(g.score),
                 "actions": [],
                 "seats": [],
                 "result": None,
@@ -84,33 +97,34 @@ class Game:
     # ------------------------------------------------------------------ views
     @property
     def state(self) -> engine.State:
-        return self.env.state
+        """A copy of the game as a batched State of one (for rendering and inspection)."""
+        return self.single.to_state()
 
     @property
     def current_player(self) -> int:
-        return int(self.env.current_player[0])
+        return self.single.current
 
     @property
     def over(self) -> bool:
         """True once the episode (the hand, or the match in match mode) has ended."""
-        return bool(self.env.over[0])
+        return self.single.phase == DONE
 
     def legal_mask(self) -> np.ndarray:
         """(24,) bool mask of the legal actions (all False once the episode is over)."""
-        return self.env.action_mask[0]
+        return (np.uint32(self.single.legal_mask()) >> _ACTION_BITS) & np.uint32(1) == 1
 
     def legal_actions(self) -> list[int]:
-        return [int(a) for a in np.flatnonzero(self.legal_mask())]
+        m = self.single.legal_mask()
+        return [a for a in range(NUM_ACTIONS) if m >> a & 1]
 
     def observe(self, seat: int | None = None) -> np.ndarray:
         """(OBS_DIM,) float32 observation of ``seat`` (default: the seat to act)."""
-        seats = None if seat is None else np.array([seat], dtype=np.int8)
-        return self.env.observe(seats)[0]
+        return self.single.observe(self.single.current if seat is None else seat)
 
     def perfect_information(self, seat: int | None = None) -> np.ndarray:
         """The observation plus every hidden hand: for critics and oracles, never for play."""
         seat = self.current_player if seat is None else seat
-        return self.env.observe_perfect_information(np.array([seat], dtype=np.int8))[0]
+        return observe_perfect_information(self.state, self.rules, np.array([seat], dtype=np.int8))[0]
 
     # ------------------------------------------------------------------ play
     def step(self, action: int) -> tuple[np.ndarray, bool]:
@@ -125,20 +139,21 @@ class Game:
         a = int(action)
         if not 0 <= a < NUM_ACTIONS:
             raise ValueError(f"action {a} is out of range 0..{NUM_ACTIONS - 1}")
-        if not self.legal_mask()[a]:
+        if not self.single.legal_mask() >> a & 1:
             raise ValueError(
                 f"illegal action {a} ({action_name(a)}) for seat {self.current_player}; "
                 f"legal actions are {self.legal_actions()}"
             )
-        seat = self.current_player
-        rewards, done = self.env.step(np.array([a]))
-        self._hands[-1]["actions"].append(a)
-        self._hands[-1]["seats"].append(seat)
-        if self.env.last_results:
-            self._hands[-1]["result"] = _result_dict(self.env.last_results)
-            if not self.over:
+        seat = self.single.current
+        rewards, over, result = self.single.step(a)
+        record = self._hands[-1]
+        record["actions"].append(a)
+        record["seats"].append(seat)
+        if result is not None:
+            record["result"] = _result_dict(result)
+            if not over:
                 self._start_hand_record()
-        return rewards[0], bool(done[0])
+        return (np.zeros(4, np.float32) if rewards is None else np.asarray(rewards, np.float32)), over
 
     # ------------------------------------------------------------------ record
     def record(self) -> dict:
@@ -157,18 +172,17 @@ class Game:
 
 
 def _result_dict(res: dict) -> dict:
-    """One finished hand's results (``VectorCuatrola.last_results`` of a batch of one)."""
-    contract = int(res["contract"][0])
-    declarer = int(res["declarer"][0])
+    """One finished hand's results (from :meth:`SingleGame.step`) as plain record values."""
+    played = sum(w >= 0 for w in res["winners"])
     return {
-        "contract": CONTRACT_NAMES[contract],
-        "declarer": None if declarer < 0 else declarer,
-        "winner_team": int(res["winner"][0]),
-        "game_points": int(res["value"][0]),
-        "points": [int(x) for x in res["points"][0]],
-        "cante_points": [int(x) for x in res["cante_points"][0]],
-        "tricks_won": [int(x) for x in res["tricks_won"][0]],
-        "trick_winners": [int(x) for x in res["winners"][0] if x >= 0],
-        "cantes": [None if x < 0 else int(x) for x in res["cantes"][0][: int((res["winners"][0] >= 0).sum())]],
-        "score_after": [int(x) for x in res["score"][0]],
+        "contract": CONTRACT_NAMES[res["contract"]],
+        "declarer": None if res["declarer"] < 0 else res["declarer"],
+        "winner_team": res["winner"],
+        "game_points": res["value"],
+        "points": res["points"],
+        "cante_points": res["cante_points"],
+        "tricks_won": res["tricks_won"],
+        "trick_winners": res["winners"][:played],
+        "cantes": [None if c < 0 else c for c in res["cantes"][:played]],
+        "score_after": res["score"],
     }

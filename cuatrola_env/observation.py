@@ -35,7 +35,7 @@ points                  370    2       [rel team] points this hand (cards + cant
 cantes                  372    8       [suit, rel team]: suit sung by that team
 score                   380    2       [rel team] match score / target
 target                  382    1       target / 21
-phase                   383    2       bidding, card play
+phase                   383    2       bidding, card play (both 0 once the episode is over)
 to_act                  385    1       1 when the observed seat is the seat to act
 ======================= ====== ======= ===================================================
 ``OBS_DIM`` = 386. The order of the cards inside a trick follows from its leader and the
@@ -138,8 +138,8 @@ def observe(s: State, rules: Rules, seats: np.ndarray | None = None) -> np.ndarr
     vals[:, c["declarer"]] = rel(s.declarer)
     vals[:, c["sits_out"]] = rel(s.sitter)
     vals[:, c["cantes"]] = np.where(s.sung_by < 0, np.int8(-1), (s.sung_by ^ team[:, None]))
-    vals[:, c["phase"]] = s.phase
-    vals[:, c["to_act"]] = (seat != s.current).view(np.int8) * np.int8(-1)
+    vals[:, c["phase"]] = np.where(s.phase <= 1, s.phase, np.int8(-1))  # a finished game (2) shows neither
+    vals[:, c["to_act"]] = np.where((seat == s.current) & (s.phase <= 1), np.int8(0), np.int8(-1))
     flat = vals + (_CAT_OFFSET + (ar * OBS_DIM)[:, None])
     bytes_.reshape(-1)[flat[vals >= 0]] = 1
     out = bytes_.astype(np.float32)

@@ -189,7 +189,7 @@ class VectorCuatrola:
         Bad input raises ``ValueError`` and leaves the current games untouched.
         """
         n = self.num_envs
-        score_arr = self._check_score(score)
+        score_arr = engine.validate_score(score, self.rules, n)
         if hands is not None:
             if dealer is None or muestra is None:
                 raise ValueError("a given deal needs hands, dealer and muestra together")
@@ -212,19 +212,6 @@ class VectorCuatrola:
         self._mask_cache = None
         self.last_results = {}
         return self.observe()
-
-    def _check_score(self, score) -> np.ndarray:
-        n = self.num_envs
-        if score is None:
-            return np.zeros((n, 2), dtype=np.int16)
-        arr = np.asarray(score)
-        if arr.ndim == 1 and arr.shape == (2,):
-            arr = np.broadcast_to(arr, (n, 2))
-        if arr.shape != (n, 2) or not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(f"score must be integers of shape (2,) or ({n}, 2), got shape {np.shape(score)}")
-        if (arr < 0).any() or (arr >= self.rules.target).any():
-            raise ValueError(f"score must be in 0..{self.rules.target - 1} (below the target {self.rules.target})")
-        return arr.astype(np.int16)
 
     # ----------------------------------------------------------------------------- views
     @property

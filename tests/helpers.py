@@ -29,3 +29,22 @@ def pick_actions(mask: np.ndarray, rng: np.random.Generator, pass_bias: float = 
 def seat_cards(mask_row) -> list[list[int]]:
     """The four hand masks of one game as sorted card-id lists."""
     return [[c for c in range(20) if int(m) >> c & 1] for m in mask_row]
+
+
+def scramble_hidden(hands, dealer: int, muestra: int, played: int, p: int, rng: np.random.Generator) -> list[int]:
+    """Four hand masks in which the cards seat ``p`` cannot see are dealt again at random among
+    the other seats (each keeps its count; the dealer keeps the muestra while unplayed)."""
+    hands = [int(h) for h in hands]
+    held = not (int(played) >> muestra) & 1
+    others = [q for q in range(4) if q != p]
+    pool, counts = [], []
+    for q in others:
+        cards = [c for c in range(20) if hands[q] >> c & 1 and not (held and c == muestra)]
+        pool += cards
+        counts.append(len(cards))
+    rng.shuffle(pool)
+    at = 0
+    for q, k in zip(others, counts, strict=True):
+        hands[q] = sum(1 << c for c in pool[at : at + k]) | ((1 << muestra) if held and q == dealer else 0)
+        at += k
+    return hands

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import draw_deals
+from helpers import draw_deals, scramble_hidden
 from pettingzoo.test import api_test, seed_test
 from scenario import cid
 
@@ -176,9 +176,8 @@ def test_dead_agent_must_step_none():
 def test_no_leak_through_the_aec_observation():
     """At every decision of played-out hands, scrambling the cards an agent cannot see leaves
     that agent's AEC observation identical."""
-    from test_observation import _scramble_hidden
-
     rng = np.random.default_rng(3)
+    scrambles = 0
     for rules in ("online", "traditional"):
         e = raw_env(rules=rules)
         for hand in range(25):
@@ -187,14 +186,18 @@ def test_no_leak_through_the_aec_observation():
                 for agent in e.agents:
                     p = int(agent[-1])
                     before = e.observe(agent)
-                    saved = e.game.state.hands.copy()
-                    _scramble_hidden(e.game.state, 0, p, rng)
+                    g = e.game.single
+                    saved = list(g.hands)
+                    g.hands = scramble_hidden(g.hands, g.dealer, g.muestra, g.played, p, rng)
+                    changed = g.hands != saved
                     after = e.observe(agent)
-                    e.game.state.hands[:] = saved
+                    g.hands = saved
                     assert np.array_equal(before["observation"], after["observation"]), f"{agent} sees a hidden card"
                     assert np.array_equal(before["action_mask"], after["action_mask"])
+                    scrambles += changed
                 obs = e.observe(e.agent_selection)
                 e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert scrambles > 500, "the scramble must actually move cards"
 
 
 def test_no_leak_other_hands_during_bidding():

@@ -6,7 +6,7 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from helpers import draw_deals
+from helpers import draw_deals, scramble_hidden
 from scenario import cid
 
 import cuatrola_env  # noqa: F401  (registers Cuatrola-v0)
@@ -106,20 +106,22 @@ def test_errors():
 
 
 def test_no_leak_through_the_gym_observation():
-    from test_observation import _scramble_hidden
-
     rng = np.random.default_rng(8)
+    moved = 0
     for seat in range(4):
         env = CuatrolaGymEnv(seat=seat)
         for ep in range(10):
             obs, info = env.reset(seed=ep)
             done = False
             while not done:
-                saved = env.game.state.hands.copy()
-                _scramble_hidden(env.game.state, 0, seat, rng)
+                g = env.game.single
+                saved = list(g.hands)
+                g.hands = scramble_hidden(g.hands, g.dealer, g.muestra, g.played, seat, rng)
+                moved += g.hands != saved
                 assert np.array_equal(obs, env.game.observe(seat)), "the learning seat sees a hidden card"
-                env.game.state.hands[:] = saved
+                g.hands = saved
                 obs, r, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    assert moved > 50, "the scramble must actually move cards"
 
 
 def test_no_leak_other_hands_during_bidding():

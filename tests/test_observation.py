@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from helpers import draw_deals, pick_actions
+from helpers import draw_deals, pick_actions, scramble_hidden
 from scenario import Scenario, cid
 
 import cuatrola_env.observation as obs_mod
@@ -70,28 +70,6 @@ def test_played_cards_in_order_and_points():
     assert view(o, "to_act")[0] == 0
 
 
-def _scramble_hidden(state, i, p, rng):
-    """Redistribute among the other seats the cards seat p cannot see (muestra stays with the dealer)."""
-    hands = state.hands[i].copy()
-    dealer, muestra = int(state.dealer[i]), int(state.muestra[i])
-    muestra_bit = np.uint32(1) << np.uint32(muestra)
-    held = bool(hands[dealer] & muestra_bit)
-    others = [q for q in range(4) if q != p]
-    pool, counts = [], []
-    for q in others:
-        cards = [c for c in range(20) if int(hands[q]) >> c & 1 and not (held and c == muestra)]
-        pool += cards
-        counts.append(len(cards))
-    rng.shuffle(pool)
-    at = 0
-    for q, k in zip(others, counts, strict=True):
-        m = sum(1 << c for c in pool[at : at + k])
-        if held and q == dealer:
-            m |= int(muestra_bit)
-        state.hands[i, q] = m
-        at += k
-
-
 def test_no_leak_hidden_cards_never_change_any_observation():
     """At every decision of random hands, scrambling the cards a seat cannot see (the other
     hands, the muestra aside) leaves that seat's observation identical, for all four seats."""
@@ -104,7 +82,9 @@ def test_no_leak_hidden_cards_never_change_any_observation():
                 before = observe(env.state, env.rules, seats)
                 scrambled = env.state.copy()
                 for i in range(200):
-                    _scramble_hidden(scrambled, i, p, rng)
+                    scrambled.hands[i] = scramble_hidden(
+                        scrambled.hands[i], int(scrambled.dealer[i]), int(scrambled.muestra[i]), int(scrambled.played[i]), p, rng
+                    )
                 changed = (scrambled.hands != env.state.hands).any()
                 after = observe(scrambled, env.rules, seats)
                 assert np.array_equal(before, after), f"seat {p} sees a hidden card"

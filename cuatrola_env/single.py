@@ -1,0 +1,201 @@
+"""One game on plain Python ints: the low-latency state layer for single-game interfaces.
+
+The batched engine pays NumPy's per-call overhead on every operation, which dominates
+when a batch holds one game. :class:`SingleGame` keeps one game's state in Python ints and
+runs the same rule kernels (:mod:`cuatrola_env.core`, kit :data:`~cuatrola_env.core.PY`):
+it makes no rule decision of its own. It mirrors the batched
+:class:`~cuatrola_env.engine.State` field for field (:meth:`SingleGame.to_state` converts),
+and the test suite steps both side by side to prove they agree, observations included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import core, engine
+from .core import BIDDING, DONE, PLAYING, PY
+from .observation import OBS_DIM, OFFSETS
+from .rules import NUM_CARDS, NUM_SEATS, NUM_TRICKS, Rules
+
+_O = {name: sl.start for name, sl in OFFSETS.items()}
+_POINTS_SCALE = np.float32(1 / 130)
+_TRICKS_SCALE = np.float32(1 / NUM_TRICKS)
+
+#: fields of the state, in the order of engine.State; (name, length or None for a scalar)
+FIELDS = (
+    ("hands", 4), ("played", None), ("dealer", None), ("muestra", None), ("trump", None), ("phase", None),
+    ("current", None), ("bids", 4), ("n_bids", None), ("high_bid", None), ("declarer", None),
+    ("sitter", None), ("contract", None), ("trick_num", None), ("trick_len", None), ("trick_size", None),
+    ("led", None), ("best_led", None), ("best_trump", None), ("win_seat", None), ("leaders", 5),
+    ("winners", 5), ("cantes", 5), ("seat_played", 4), ("trick_played", 5), ("tricks_won", 4),
+    ("points", 2), ("cante_pts", 2), ("sung", None), ("sung_by", 4), ("score", 2),
+)
+
+
+class SingleGame:
+    """One game's state and transitions; see the module docstring.
+
+    ``step`` returns ``(rewards, episode_over, result)`` where ``result`` describes the hand
+    that just ended (or is None). Actions are assumed legal: check them with
+    :meth:`legal_mask` first (:class:`cuatrola_env.game.Game` does).
+    """
+
+    __slots__ = tuple(name for name, _ in FIELDS) + ("rules", "mode", "rng", "deals")
+
+    def __init__(self, rules: Rules, mode: str = "hand", rng: np.random.Generator | None = None):
+        self.rules = rules
+        self.mode = mode
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.deals = engine.DealPool(self.rng, block=64)
+        self.score = [0, 0]
+
+    # ------------------------------------------------------------------ dealing
+    def deal(self, hand_masks, dealer: int, muestra: int) -> None:
+        """Start a hand with these hands (4 masks, seat order); the match score is kept."""
+        self.hands = [int(m) for m in hand_masks]
+        self.dealer, self.muestra = int(dealer), int(muestra)
+        self.trump = self.muestra // 5
+        self.phase, self.current = BIDDING, (self.dealer + 1) & 3
+        self.played = 0
+        self.bids, self.n_bids, self.high_bid, self.declarer, self.sitter, self.contract = [-1] * 4, 0, 0, -1, -1, -1
+        self.trick_num, self.trick_len, self.trick_size = 0, 0, 4
+        self.led = self.best_led = self.best_trump = self.win_seat = -1
+        self.leaders, self.winners, self.cantes = [-1] * 5, [-1] * 5, [-1] * 5
+        self.seat_played, self.trick_played, self.tricks_won = [0] * 4, [0] * 5, [0] * 4
+        self.points, self.cante_pts, self.sung, self.sung_by = [0, 0], [0, 0], 0, [-1] * 4
+
+    def deal_random(self, dealer: int | None = None) -> None:
+        d = int(self.rng.integers(NUM_SEATS)) if dealer is None else int(dealer)
+        masks, muestra = self.deals.draw(np.array([d], dtype=np.int8))
+        self.deal(masks[0], d, int(muestra[0]))
+
+    # ------------------------------------------------------------------ rules, via the kernels
+    def legal_mask(self) -> int:
+        """24-bit mask of the legal actions (0 once the episode is over)."""
+        if self.phase == DONE:
+            return 0
+        return core.legal_actions(
+            PY, self.rules, self.phase, self.hands[self.current], self.trick_len, self.led, self.best_led,
+            self.best_trump, self.trump, self.high_bid, self.score[self.current & 1],
+        )
+
+    def step(self, a: int):
+        seat = self.current
+        if self.phase == BIDDING:
+            b = a - NUM_CARDS
+            self.bids[seat] = b
+            self.high_bid, self.declarer = core.bid(PY, b, seat, self.high_bid, self.declarer)
+            self.n_bids += 1
+            self.current = (seat + 1) & 3
+            if self.n_bids == NUM_SEATS:
+                self.sitter, self.current, self.trick_size = core.end_of_bidding(PY, self.declarer, self.dealer)
+                self.contract, self.phase = self.high_bid, PLAYING
+                self.leaders[0] = self.current
+            return None, False, None
+        cbit = 1 << a
+        self.hands[seat] &= ~cbit
+        self.played |= cbit
+        self.seat_played[seat] |= cbit
+        self.trick_played[self.trick_num] |= cbit
+        self.led, self.best_led, self.best_trump, self.win_seat = core.play(
+            PY, a, seat, True, self.trick_len, self.led, self.best_led, self.best_trump, self.win_seat, self.trump
+        )
+        self.trick_len += 1
+        self.current = core.next_seat(PY, seat, self.sitter)
+        if self.trick_len < self.trick_size:
+            return None, False, None
+        return self._finish_trick()
+
+    def _finish_trick(self):
+        w, t = self.win_seat, self.trick_num
+        team = w & 1
+        self.tricks_won[w] += 1
+        self.winners[t] = w
+        score = core.trick_points(PY, self.trick_played[t], t)
+        hand_a = 0 if self.sitter == team else self.hands[team]
+        hand_b = 0 if self.sitter == team + 2 else self.hands[team + 2]
+        sing, cante_points, suit = core.cante(PY, hand_a, hand_b, self.sung, self.trump, self.contract)
+        self.sung |= sing
+        self.cante_pts[team] += cante_points
+        self.points[team] += score + cante_points
+        self.cantes[t] = suit
+        if suit >= 0:
+            self.sung_by[suit] = team
+        t1 = t + 1
+        self.trick_num, self.trick_len, self.current = t1, 0, w
+        self.led = self.best_led = self.best_trump = self.win_seat = -1
+        if t1 < NUM_TRICKS:
+            self.leaders[t1] = w
+        dec_tricks = self.tricks_won[max(self.declarer, 0)]
+        if not core.hand_over(PY, self.contract, t1, dec_tricks):
+            return None, False, None
+        return self._finish_hand(dec_tricks)
+
+    def _finish_hand(self, dec_tricks):
+        winner, value = core.hand_winner(
+            PY, self.rules, self.contract, self.declarer, self.points[0], self.points[1], self.winners[4],
+            self.dealer, dec_tricks,
+        )
+        if self.mode == "hand":
+            over, reward = True, value
+        else:
+            self.score[winner] += value
+            over, reward = self.score[winner] >= self.rules.target, 1
+        result = {
+            "contract": self.contract, "declarer": self.declarer, "winner": winner, "value": value,
+            "points": list(self.points), "cante_points": list(self.cante_pts), "tricks_won": list(self.tricks_won),
+            "winners": list(self.winners), "cantes": list(self.cantes), "score": list(self.score), "match_over": over,
+        }
+        if over:
+            self.phase = DONE
+            rewards = [reward if p & 1 == winner else -reward for p in range(NUM_SEATS)]
+            return rewards, True, result
+        self.deal_random((self.dealer + 1) & 3)  # the match goes on; the deal passes on
+        return None, False, result
+
+    # ------------------------------------------------------------------ views
+    def observe(self, seat: int) -> np.ndarray:
+        """(OBS_DIM,) float32: the same vector as :func:`cuatrola_env.observation.observe`."""
+        out = np.zeros(OBS_DIM, dtype=np.float32)
+        rot = [(seat + r) & 3 for r in range(4)]
+        cur = self.trick_played[min(self.trick_num, NUM_TRICKS - 1)] if self.trick_len > 0 else 0
+        by_seat = [self.seat_played[q] for q in rot]
+        masks = [self.hands[seat], *by_seat, *self.trick_played, *(m & cur for m in by_seat)]
+        bits = np.unpackbits(np.array(masks, dtype="<u4").view(np.uint8), bitorder="little")
+        out[:280] = bits.reshape(14, 32)[:, :NUM_CARDS].reshape(-1)
+        ones = [_O["muestra"] + self.muestra, _O["trump"] + self.trump, _O["dealer"] + ((self.dealer - seat) & 3),
+                _O["mano"] + ((self.dealer + 1 - seat) & 3), _O["contract"] + self.contract + 1]
+        ones += [_O["trick_leaders"] + 4 * k + ((p - seat) & 3) for k, p in enumerate(self.leaders) if p >= 0]
+        ones += [_O["bids"] + 5 * r + self.bids[q] + 1 for r, q in enumerate(rot)]
+        ones += [_O["cantes"] + 2 * k + (tm ^ (seat & 1)) for k, tm in enumerate(self.sung_by) if tm >= 0]
+        if not (self.played >> self.muestra) & 1:
+            ones.append(_O["muestra_in_hand"])
+        if self.declarer >= 0:
+            ones.append(_O["declarer"] + ((self.declarer - seat) & 3))
+        if self.sitter >= 0:
+            ones.append(_O["sits_out"] + ((self.sitter - seat) & 3))
+        if self.phase <= PLAYING:
+            ones.append(_O["phase"] + self.phase)
+            if seat == self.current:
+                ones.append(_O["to_act"])
+        out[ones] = 1.0
+        # scalars: float32 products with the same float32 scales as the batched builder
+        team = seat & 1
+        o = _O["tricks_won"]
+        out[o : o + 4] = [self.tricks_won[q] for q in rot]
+        out[o : o + 4] *= _TRICKS_SCALE
+        o = _O["points"]
+        out[o : o + 2] = (self.points[team], self.points[team ^ 1])
+        out[o : o + 2] *= _POINTS_SCALE
+        o = _O["score"]
+        out[o : o + 2] = (self.score[team], self.score[team ^ 1])
+        out[o : o + 2] *= np.float32(1 / self.rules.target)
+        out[_O["target"]] = self.rules.target / 21
+        return out
+
+    def to_state(self) -> engine.State:
+        """This game as a batched :class:`~cuatrola_env.engine.State` of one (a copy)."""
+        s = engine.new_state(1)
+        for name, _ in FIELDS:
+            getattr(s, name)[0] = getattr(self, name)
+        return s

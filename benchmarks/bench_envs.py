@@ -30,8 +30,8 @@ def bench_aec(seconds: float, rules: str) -> tuple[float, float]:
             if term or trunc:
                 e.step(None)
                 continue
-            mask = obs["action_mask"]
-            e.step(int(rng.choice(np.flatnonzero(mask))))
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(int(legal[rng.integers(legal.size)]))
             decisions += 1
         hands += 1
     dt = time.perf_counter() - t
@@ -50,7 +50,8 @@ def bench_gym(seconds: float, rules: str) -> tuple[float, float, float]:
         obs, info = env.reset()
         done = False
         while not done:
-            obs, r, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            legal = np.flatnonzero(info["action_mask"])
+            obs, r, done, _, info = env.step(int(legal[rng.integers(legal.size)]))
             steps += 1
         total_decisions += len(env.record()["hands"][0]["actions"])
         hands += 1

@@ -152,7 +152,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming
         seat = self._seat(agent)
         mask = self._zero_mask
         if agent == self.agent_selection and not self.game.over:
-            mask = self.game.legal_mask().astype(np.int8)
+            mask = self.game.legal_mask_int8()
         return {"observation": self.game.observe(seat), "action_mask": mask}
 
     def perfect_information_observation(self, agent: str) -> np.ndarray:
@@ -174,7 +174,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming
             for a in AGENTS:
                 self.rewards[a] = float(rewards[self._seat(a)])
                 self.terminations[a] = True
-            self.infos = {a: {"result": self.game.record()["hands"][-1]["result"]} for a in AGENTS}
+            result = self.game.last_result
+            self.infos = {a: {"result": result} for a in AGENTS}
             self.agent_selection = AGENTS[(seat + 1) % 4]
         else:
             for a in AGENTS:

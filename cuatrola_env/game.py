@@ -48,6 +48,7 @@ class Game:
         self.mode = mode
         self.single = SingleGame(self.rules, mode, np.random.default_rng(seed))
         self.single.deal_random()
+        self._mask: int | None = None
         self._hands: list[dict] = []
         self._start_hand_record()
 
@@ -78,6 +79,7 @@ class Game:
         else:
             g.deal_random(dealer)
         self._hands = []
+        self._mask = None
         self._start_hand_record()
 
     def _start_hand_record(self) -> None:
@@ -111,10 +113,26 @@ class Game:
 
     def legal_mask(self) -> np.ndarray:
         """(24,) bool mask of the legal actions (all False once the episode is over)."""
-        return (np.uint32(self.single.legal_mask()) >> _ACTION_BITS) & np.uint32(1) == 1
+        return self.legal_mask_int8().view(bool)
+
+    def legal_mask_int8(self) -> np.ndarray:
+        """(24,) int8 0/1 mask of the legal actions (PettingZoo's ``action_mask`` format)."""
+        return ((np.uint32(self._legal()) >> _ACTION_BITS) & np.uint32(1)).astype(np.int8)
+
+    def _legal(self) -> int:
+        """The 24-bit legal mask, computed once per decision."""
+        if self._mask is None:
+            self._mask = self.single.legal_mask()
+        return self._mask
+
+    @property
+    def last_result(self) -> dict | None:
+        """The result of the last finished hand (record format), or None."""
+        done = [h["result"] for h in self._hands if h["result"] is not None]
+        return done[-1] if done else None
 
     def legal_actions(self) -> list[int]:
-        m = self.single.legal_mask()
+        m = self._legal()
         return [a for a in range(NUM_ACTIONS) if m >> a & 1]
 
     def observe(self, seat: int | None = None) -> np.ndarray:
@@ -139,12 +157,13 @@ class Game:
         a = int(action)
         if not 0 <= a < NUM_ACTIONS:
             raise ValueError(f"action {a} is out of range 0..{NUM_ACTIONS - 1}")
-        if not self.single.legal_mask() >> a & 1:
+        if not self._legal() >> a & 1:
             raise ValueError(
                 f"illegal action {a} ({action_name(a)}) for seat {self.current_player}; "
                 f"legal actions are {self.legal_actions()}"
             )
         seat = self.single.current
+        self._mask = None
         rewards, over, result = self.single.step(a)
         record = self._hands[-1]
         record["actions"].append(a)

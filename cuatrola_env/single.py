@@ -18,8 +18,28 @@ from .observation import OBS_DIM, OFFSETS
 from .rules import NUM_CARDS, NUM_SEATS, NUM_TRICKS, Rules
 
 _O = {name: sl.start for name, sl in OFFSETS.items()}
-_POINTS_SCALE = np.float32(1 / 130)
-_TRICKS_SCALE = np.float32(1 / NUM_TRICKS)
+#: the first 20 of every 32 unpacked bits: the 14 card-mask views, 280 columns
+_BIT_COLUMNS = (np.arange(14)[:, None] * 32 + np.arange(NUM_CARDS)).reshape(-1)
+_SCALAR_AT = np.r_[OFFSETS["tricks_won"], OFFSETS["points"], OFFSETS["score"], OFFSETS["target"]]
+_ROT = [tuple((seat + r) & 3 for r in range(4)) for seat in range(4)]
+_MUESTRA, _TRUMP, _DEALER, _MANO, _CONTRACT = (_O[k] for k in ("muestra", "trump", "dealer", "mano", "contract"))
+_BIDS = _O["bids"] + 1  # column of "pass" is bid code 0 + 1
+_LEADERS = [_O["trick_leaders"] + 4 * k for k in range(NUM_TRICKS)]
+_CANTES = [_O["cantes"] + 2 * k for k in range(4)]
+_MUESTRA_IN_HAND, _DECLARER, _SITS_OUT, _PHASE, _TO_ACT = (
+    _O[k] for k in ("muestra_in_hand", "declarer", "sits_out", "phase", "to_act")
+)
+_SCALE_CACHE: dict[int, np.ndarray] = {}
+
+
+def _scales(target: int) -> np.ndarray:
+    """float32 scales of the scalar views: tricks / 5, points / 130, score / target, and the target."""
+    sc = _SCALE_CACHE.get(target)
+    if sc is None:
+        sc = _SCALE_CACHE[target] = np.array(
+            [1 / NUM_TRICKS] * 4 + [1 / 130] * 2 + [1 / target] * 2 + [target / 21], dtype=np.float32
+        )
+    return sc
 
 #: fields of the state, in the order of engine.State; (name, length or None for a scalar)
 FIELDS = (
@@ -157,40 +177,41 @@ class SingleGame:
     def observe(self, seat: int) -> np.ndarray:
         """(OBS_DIM,) float32: the same vector as :func:`cuatrola_env.observation.observe`."""
         out = np.zeros(OBS_DIM, dtype=np.float32)
-        rot = [(seat + r) & 3 for r in range(4)]
-        cur = self.trick_played[min(self.trick_num, NUM_TRICKS - 1)] if self.trick_len > 0 else 0
-        by_seat = [self.seat_played[q] for q in rot]
-        masks = [self.hands[seat], *by_seat, *self.trick_played, *(m & cur for m in by_seat)]
+        r0, r1, r2, r3 = _ROT[seat]
+        sp = self.seat_played
+        cur = self.trick_played[self.trick_num] if self.trick_len > 0 else 0  # trick_num < 5 mid-trick
+        p0, p1, p2, p3 = sp[r0], sp[r1], sp[r2], sp[r3]
+        masks = [self.hands[seat], p0, p1, p2, p3, *self.trick_played, p0 & cur, p1 & cur, p2 & cur, p3 & cur]
         bits = np.unpackbits(np.array(masks, dtype="<u4").view(np.uint8), bitorder="little")
-        out[:280] = bits.reshape(14, 32)[:, :NUM_CARDS].reshape(-1)
-        ones = [_O["muestra"] + self.muestra, _O["trump"] + self.trump, _O["dealer"] + ((self.dealer - seat) & 3),
-                _O["mano"] + ((self.dealer + 1 - seat) & 3), _O["contract"] + self.contract + 1]
-        ones += [_O["trick_leaders"] + 4 * k + ((p - seat) & 3) for k, p in enumerate(self.leaders) if p >= 0]
-        ones += [_O["bids"] + 5 * r + self.bids[q] + 1 for r, q in enumerate(rot)]
-        ones += [_O["cantes"] + 2 * k + (tm ^ (seat & 1)) for k, tm in enumerate(self.sung_by) if tm >= 0]
+        out[:280] = bits[_BIT_COLUMNS]
+        b = self.bids
+        dealer = self.dealer
+        ones = [
+            _MUESTRA + self.muestra, _TRUMP + self.trump, _DEALER + ((dealer - seat) & 3),
+            _MANO + ((dealer + 1 - seat) & 3), _CONTRACT + self.contract + 1,
+            _BIDS + b[r0], _BIDS + 5 + b[r1], _BIDS + 10 + b[r2], _BIDS + 15 + b[r3],
+        ]
+        ones += [at + ((p - seat) & 3) for at, p in zip(_LEADERS, self.leaders) if p >= 0]
+        if self.sung:
+            team = seat & 1
+            ones += [at + (tm ^ team) for at, tm in zip(_CANTES, self.sung_by) if tm >= 0]
         if not (self.played >> self.muestra) & 1:
-            ones.append(_O["muestra_in_hand"])
-        if self.declarer >= 0:
-            ones.append(_O["declarer"] + ((self.declarer - seat) & 3))
-        if self.sitter >= 0:
-            ones.append(_O["sits_out"] + ((self.sitter - seat) & 3))
+            ones.append(_MUESTRA_IN_HAND)
+        if self.declarer >= 0:  # the highest bidder so far, during bidding too
+            ones.append(_DECLARER + ((self.declarer - seat) & 3))
+        if self.sitter >= 0:  # set once the bidding is over
+            ones.append(_SITS_OUT + ((self.sitter - seat) & 3))
         if self.phase <= PLAYING:
-            ones.append(_O["phase"] + self.phase)
+            ones.append(_PHASE + self.phase)
             if seat == self.current:
-                ones.append(_O["to_act"])
+                ones.append(_TO_ACT)
         out[ones] = 1.0
         # scalars: float32 products with the same float32 scales as the batched builder
         team = seat & 1
-        o = _O["tricks_won"]
-        out[o : o + 4] = [self.tricks_won[q] for q in rot]
-        out[o : o + 4] *= _TRICKS_SCALE
-        o = _O["points"]
-        out[o : o + 2] = (self.points[team], self.points[team ^ 1])
-        out[o : o + 2] *= _POINTS_SCALE
-        o = _O["score"]
-        out[o : o + 2] = (self.score[team], self.score[team ^ 1])
-        out[o : o + 2] *= np.float32(1 / self.rules.target)
-        out[_O["target"]] = self.rules.target / 21
+        tw, pts, sc = self.tricks_won, self.points, self.score
+        values = np.array([tw[r0], tw[r1], tw[r2], tw[r3], pts[team], pts[team ^ 1], sc[team], sc[team ^ 1], 1], np.float32)
+        values *= _scales(self.rules.target)
+        out[_SCALAR_AT] = values
         return out
 
     def to_state(self) -> engine.State:

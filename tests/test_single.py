@@ -18,7 +18,7 @@ from cuatrola_env.single import SingleGame
 @pytest.mark.parametrize("rules", ["online", "traditional"])
 @pytest.mark.parametrize("mode", ["hand", "match"])
 def test_single_game_matches_the_batched_engine(rules, mode):
-    n = 300
+    n = 150
     rng = np.random.default_rng(17)
     hands, dealer, muestra = draw_deals(rng, n)
     score = rng.integers(0, 11, size=(n, 2)) if mode == "match" else np.zeros((n, 2), dtype=int)
@@ -44,7 +44,8 @@ def test_single_game_matches_the_batched_engine(rules, mode):
                 assert np.array_equal(getattr(s1, f)[0], getattr(env.state, f)[i]), f"game {i}: field {f}"
             for seat in range(4):
                 expect = observe(env.state, env.rules, np.full(n, seat, dtype=np.int8))[i]
-                assert np.array_equal(games[i].observe(seat), expect), f"game {i}: observation of seat {seat}"
+                got = games[i].observe(seat)
+                assert np.array_equal(got, expect), f"game {i}: seat {seat}: {_diff(got, expect)}"
         actions = pick_actions(env.action_mask, rng, pass_bias=0.6)
         for i in live:
             rewards, over, result = games[i].step(int(actions[i]))
@@ -52,3 +53,10 @@ def test_single_game_matches_the_batched_engine(rules, mode):
                 games[i].trick_num = 5  # stop comparing this game: a match re-deals from another stream
         actions[env.over] = 20
         env.step(actions)
+
+
+def _diff(a, b):
+    from cuatrola_env import OFFSETS
+
+    idx = np.flatnonzero(a != b)
+    return [(int(i), next(n for n, sl in OFFSETS.items() if sl.start <= i < sl.stop), a[i], b[i]) for i in idx]

@@ -191,10 +191,10 @@ class SingleGame:
             _MANO + ((dealer + 1 - seat) & 3), _CONTRACT + self.contract + 1,
             _BIDS + b[r0], _BIDS + 5 + b[r1], _BIDS + 10 + b[r2], _BIDS + 15 + b[r3],
         ]
-        ones += [at + ((p - seat) & 3) for at, p in zip(_LEADERS, self.leaders) if p >= 0]
+        ones += [at + ((p - seat) & 3) for at, p in zip(_LEADERS, self.leaders, strict=True) if p >= 0]
         if self.sung:
             team = seat & 1
-            ones += [at + (tm ^ team) for at, tm in zip(_CANTES, self.sung_by) if tm >= 0]
+            ones += [at + (tm ^ team) for at, tm in zip(_CANTES, self.sung_by, strict=True) if tm >= 0]
         if not (self.played >> self.muestra) & 1:
             ones.append(_MUESTRA_IN_HAND)
         if self.declarer >= 0:  # the highest bidder so far, during bidding too

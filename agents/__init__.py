@@ -1,0 +1,9 @@
+"""Cuatrola agents: the interface, baseline bots and search.
+
+>>> from agents import make_agent
+>>> bot = make_agent("heuristic")
+"""
+
+from .base import Agent, SeatView, make_agent, parse_spec, seat_view
+
+__all__ = ["Agent", "SeatView", "make_agent", "parse_spec", "seat_view"]

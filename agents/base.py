@@ -1,0 +1,177 @@
+"""The agent interface: what a seat may see, and a decision.
+
+An agent sees exactly what its seat may see under the rules: a :class:`SeatView` holds the
+observation vector and the legal-action mask, plus a decoded copy of the same public
+information (and the seat's own hand) for hand-written bots. It returns one action id.
+
+Agents are named by *specs*, strings usable on the command line::
+
+    random                 uniformly random legal actions
+    heuristic              the rule-based player (agents/heuristic.py)
+    pimc:worlds=32         Perfect-Information Monte Carlo with 32 sampled worlds
+
+:func:`make_agent` turns a spec into an agent and explains what is wrong with a bad one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cached_property
+
+import numpy as np
+
+from cuatrola_env.game import Game
+from cuatrola_env.rules import NUM_ACTIONS, Rules
+
+
+@dataclasses.dataclass(frozen=True)
+class SeatView:
+    """Everything one seat may see at a decision (never another seat's unplayed card).
+
+    Card sets are 20-bit masks (bit i = card id i); seats are absolute (0..3).
+    """
+
+    seat: int
+    rules: Rules
+    hand: int  #: own unplayed cards
+    legal: int  #: legal actions, 24-bit mask
+    phase: int  #: 0 bidding, 1 card play
+    dealer: int
+    muestra: int
+    trump: int
+    muestra_held: bool  #: the dealer still holds the muestra (public)
+    bids: tuple[int, ...]  #: per seat: -1 not spoken yet, 0 pass, 1 solo, 2 cuatrola, 3 quintola
+    contract: int  #: -1 during bidding
+    declarer: int  #: -1 if none (so far)
+    sitter: int  #: -1 if none
+    history: tuple[tuple[int, int], ...]  #: (seat, action) of every decision this hand, in order
+    trick: tuple[tuple[int, int], ...]  #: (seat, card) of the trick in play, in order
+    trick_num: int
+    tricks_won: tuple[int, ...]
+    points: tuple[int, int]  #: team points so far this hand (cards + cantes + last trick)
+    sung: int  #: caballo bit of each suit sung
+    score: tuple[int, int]  #: match score
+    _game: Game = dataclasses.field(repr=False, compare=False, default=None)
+
+    @property
+    def mano(self) -> int:
+        return (self.dealer + 1) % 4
+
+    @property
+    def legal_actions(self) -> list[int]:
+        return [a for a in range(NUM_ACTIONS) if self.legal >> a & 1]
+
+    @property
+    def legal_mask(self) -> np.ndarray:
+        return np.array([self.legal >> a & 1 for a in range(NUM_ACTIONS)], dtype=bool)
+
+    @cached_property
+    def observation(self) -> np.ndarray:
+        """The seat's observation vector (``cuatrola_env.observation``), built on first use."""
+        return self._game.observe(self.seat)
+
+    @property
+    def played(self) -> int:
+        """Every card played so far this hand."""
+        m = 0
+        for _, a in self.history:
+            if a < 20:
+                m |= 1 << a
+        return m
+
+
+def seat_view(game: Game, seat: int | None = None) -> SeatView:
+    """The view of ``seat`` (default: the seat to act) of a :class:`~cuatrola_env.game.Game`."""
+    g = game.single
+    seat = g.current if seat is None else seat
+    rec = game._hands[-1]
+    history = tuple(zip(rec["seats"], rec["actions"], strict=True))
+    plays = [(s, a) for s, a in history if a < 20]
+    trick = tuple(plays[len(plays) - g.trick_len :]) if g.trick_len else ()
+    return SeatView(
+        seat=seat,
+        rules=game.rules,
+        hand=g.hands[seat],
+        legal=game._legal() if seat == g.current else 0,
+        phase=g.phase,
+        dealer=g.dealer,
+        muestra=g.muestra,
+        trump=g.trump,
+        muestra_held=not (g.played >> g.muestra) & 1,
+        bids=tuple(g.bids),
+        contract=g.contract,
+        declarer=g.declarer,
+        sitter=g.sitter,
+        history=history,
+        trick=trick,
+        trick_num=g.trick_num,
+        tricks_won=tuple(g.tricks_won),
+        points=(g.points[0], g.points[1]),
+        sung=g.sung,
+        score=(g.score[0], g.score[1]),
+        _game=game,
+    )
+
+
+class Agent:
+    """Base class: override :meth:`act`. ``spec`` is the string that made the agent."""
+
+    spec: str = "agent"
+
+    def reset(self, seed: int | None = None) -> None:
+        """Called before each hand or match with a seed for the agent's own randomness."""
+
+    def act(self, view: SeatView) -> int:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec}>"
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"pimc:worlds=32,seconds=0.1"`` -> ``("pimc", {"worlds": "32", "seconds": "0.1"})``.
+
+    ``model:PATH`` keeps the path whole: ``("model", {"path": PATH})``.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an agent spec must be a non-empty string, got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    if name == "model":
+        if not rest:
+            raise ValueError("model agents need a path: model:PATH")
+        return name, {"path": rest}
+    opts = {}
+    for part in filter(None, rest.split(",")):
+        key, eq, value = part.partition("=")
+        if not eq or not key:
+            raise ValueError(f"bad option {part!r} in agent spec {spec!r}: expected key=value")
+        opts[key.strip()] = value.strip()
+    return name, opts
+
+
+def make_agent(spec: str, seed: int | None = None) -> Agent:
+    """An agent from its spec; a ``ValueError`` says what is wrong with a bad one."""
+    from .registry import AGENTS
+
+    name, opts = parse_spec(spec)
+    if name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {', '.join(sorted(AGENTS))}")
+    agent = AGENTS[name](seed=seed, **_typed(AGENTS[name], opts, spec))
+    agent.spec = spec
+    return agent
+
+
+def _typed(cls, opts: dict[str, str], spec: str) -> dict:
+    """Convert option strings to the types of the agent's dataclass-like ``OPTIONS``."""
+    allowed = getattr(cls, "OPTIONS", {})
+    out = {}
+    for key, value in opts.items():
+        if key not in allowed:
+            raise ValueError(
+                f"unknown option {key!r} for agent {spec.split(':')[0]!r}; options: {', '.join(sorted(allowed)) or 'none'}"
+            )
+        try:
+            out[key] = allowed[key](value)
+        except ValueError:
+            raise ValueError(f"option {key}={value!r} of {spec!r} must be {allowed[key].__name__}") from None
+    return out

@@ -270,11 +270,11 @@ def draw_png(path: Path, names: list[str], results: list[dict], ratings: dict) -
         for j in range(k):
             if np.isfinite(m[i, j]):
                 ax1.text(j, i, f"{m[i, j]:+.2f}", ha="center", va="center", fontsize=9)
-    ax1.set_title("game points per hand (row vs column)")
+    ax1.set_title("game points / hand, row vs column", fontsize=10)
     fig.colorbar(im, ax=ax1, shrink=0.8)
     order = sorted(names, key=lambda nm: ratings[nm]["rating"])
     ax2.barh(order, [ratings[nm]["rating"] for nm in order], xerr=[1.96 * ratings[nm]["se"] for nm in order], color="#4477aa")
-    ax2.set_title("Bradley–Terry rating (match wins, ±95%)")
+    ax2.set_title("Bradley–Terry rating from match wins (±95%)", fontsize=10)
     ax2.axvline(0, color="k", lw=0.5)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -1,0 +1,261 @@
+"""Double-dummy solver: the exact value of a Cuatrola position with every hand visible.
+
+Alpha-beta minimax over bitmask states, with a transposition table at trick boundaries,
+compiled with numba. Contract-aware:
+
+* pass and solo: the value is the rest of the hand's points of team 0 minus team 1
+  (cards won, cantes and the last trick's 10); team 0 maximises;
+* cuatrola and quintola: the value is the number of the remaining tricks the declarer wins;
+  the declarer maximises (made when its total reaches 4, or 5).
+
+The card-play rules are compiled here for speed; ``tests/test_solver.py`` checks the move
+generator against the engine on random positions and the values against an exhaustive
+minimax that plays through the engine itself.
+
+>>> from cuatrola_env.game import Game
+>>> from agents.solver import Position
+>>> g = Game(seed=0); [g.step(20) for _ in range(4)]           # all pass
+>>> Position.from_game(g).solve()                                # exact team-0 minus team-1 points
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from numba import njit
+
+from cuatrola_env.core import CANTE_PLAIN, CANTE_TRUMP
+from cuatrola_env.rules import CARD_POINTS, CUATROLA, LAST_TRICK_BONUS, SOLO, Rules
+
+_POINTS = np.array(CARD_POINTS, dtype=np.int64)
+_SUIT = np.array([(0x1F << (5 * s)) for s in range(4)] + [0], dtype=np.int64)  # index 4: none
+CABALLOS = sum(1 << (5 * s + 1) for s in range(4))  # the caballo of every suit
+TT_BITS = 16
+EXACT, LOWER, UPPER = 0, 1, 2
+INF = 10_000
+
+
+@njit(cache=True)
+def _above(card):
+    """Cards of the same suit that beat ``card`` (the whole deck for -1)."""
+    if card < 0:
+        return (1 << 20) - 1
+    s = card // 5
+    return (0x1F << (5 * s)) & ~((1 << (card + 1)) - 1)
+
+
+@njit(cache=True)
+def legal_cards(hand, trick_len, led, best_led, best_trump, trump, overtake_when_trumped, must_trump):
+    """Mask of the legal cards (the engine's rule, compiled; see cuatrola_env.core.legal_play)."""
+    if trick_len == 0:
+        return hand
+    follow = hand & (0x1F << (5 * led))
+    if follow != 0:
+        higher = follow & _above(best_led)
+        if higher != 0 and (overtake_when_trumped or best_trump < 0):
+            return higher
+        return follow
+    trumps = hand & (0x1F << (5 * trump))
+    if best_trump >= 0:
+        over = trumps & _above(best_trump)
+        return over if over != 0 else hand
+    if must_trump and trumps != 0:
+        return trumps
+    return hand
+
+
+@njit(cache=True)
+def _lowest_index(m):
+    i = 0
+    while not (m >> i) & 1:
+        i += 1
+    return i
+
+
+@njit(cache=False)  # a cached recursive function crashed numba 0.68 on reload: compile per process
+def _search(hands, seat, trick_len, led, best_led, best_trump, win_seat, trick_mask, trick_num, sung,
+            trump, sitter, contract, declarer, otw, mt, alpha, beta, tt_keys, tt_vals, tt_flags, points):
+    """Minimax value of the rest of the hand (see the module docstring), alpha-beta."""
+    if trick_num == 5:
+        return 0
+    by_tricks = contract >= CUATROLA
+    # the maximising side: team 0 for points, the declarer's team for tricks
+    maximise = (seat & 1) == 0 if not by_tricks else (seat & 1) == (declarer & 1)
+    key = -1
+    slot = 0
+    if trick_len == 0:
+        remaining = hands[0] | hands[1] | hands[2] | hands[3]
+        key = remaining | (seat << 20) | (sung << 22)
+        slot = (key * 0x9E3779B1) & ((1 << TT_BITS) - 1)
+        if tt_keys[slot] == key:
+            v = tt_vals[slot]
+            f = tt_flags[slot]
+            if f == EXACT:
+                return v
+            if f == LOWER and v >= beta:
+                return v
+            if f == UPPER and v <= alpha:
+                return v
+    a0, b0 = alpha, beta
+    best = -INF if maximise else INF
+    hand = hands[seat]
+    moves = legal_cards(hand, trick_len, led, best_led, best_trump, trump, otw, mt)
+    size = 3 if sitter >= 0 else 4
+    c = 19
+    while c >= 0:
+        if not (moves >> c) & 1:
+            c -= 1
+            continue
+        cbit = 1 << c
+        suit = c // 5
+        n_led = suit if trick_len == 0 else led
+        beats_led = suit == n_led and c > best_led
+        new_trump = suit == trump and n_led != trump and c > best_trump
+        n_best_led = c if beats_led else best_led
+        n_best_trump = c if new_trump else best_trump
+        n_win = seat if (new_trump or (beats_led and best_trump < 0)) else win_seat
+        hands[seat] = hand & ~cbit
+        if trick_len + 1 < size:
+            nxt = (seat + 1) & 3
+            if nxt == sitter:
+                nxt = (nxt + 1) & 3
+            v = _search(hands, nxt, trick_len + 1, n_led, n_best_led, n_best_trump, n_win, trick_mask | cbit,
+                        trick_num, sung, trump, sitter, contract, declarer, otw, mt, alpha, beta,
+                        tt_keys, tt_vals, tt_flags, points)
+        else:
+            # the trick is complete: score it, then the cante, then the rest of the hand
+            tm = trick_mask | cbit
+            team = n_win & 1
+            gain = 0
+            n_sung = sung
+            if by_tricks:
+                if (n_win & 1) == (declarer & 1):
+                    gain = 1
+            else:
+                pts = 0
+                m = tm
+                while m:
+                    i = _lowest_index(m)
+                    pts += points[i]
+                    m &= m - 1
+                if trick_num == 4:
+                    pts += LAST_TRICK_BONUS
+                if contract <= SOLO:
+                    ha = hands[team] if sitter != team else 0
+                    hb = hands[team + 2] if sitter != team + 2 else 0
+                    pairs = ((ha & (ha >> 1)) | (hb & (hb >> 1))) & CABALLOS & ~(sung_bits(sung))
+                    if pairs:
+                        tc = 1 << (5 * trump + 1)
+                        sing = tc if pairs & tc else pairs & -pairs
+                        pts += CANTE_TRUMP if sing == tc else CANTE_PLAIN
+                        n_sung = sung | (1 << (_lowest_index(sing) // 5))
+                gain = pts if team == 0 else -pts
+            v = gain + _search(hands, n_win, 0, -1, -1, -1, -1, 0, trick_num + 1, n_sung, trump, sitter,
+                               contract, declarer, otw, mt,
+                               alpha - gain, beta - gain, tt_keys, tt_vals, tt_flags, points)
+        hands[seat] = hand
+        if maximise:
+            if v > best:
+                best = v
+            if best > alpha:
+                alpha = best
+        else:
+            if v < best:
+                best = v
+            if best < beta:
+                beta = best
+        if alpha >= beta:
+            break
+        c -= 1
+    if key >= 0:
+        tt_keys[slot] = key
+        tt_vals[slot] = best
+        tt_flags[slot] = UPPER if best <= a0 else (LOWER if best >= b0 else EXACT)
+    return best
+
+
+@njit(cache=True)
+def sung_bits(sung_suits):
+    """Caballo bits of the suits in a 4-bit set of sung suits."""
+    out = 0
+    for s in range(4):
+        if (sung_suits >> s) & 1:
+            out |= 1 << (5 * s + 1)
+    return out
+
+
+@dataclasses.dataclass
+class Position:
+    """A position with every hand visible: the solver's input."""
+
+    hands: list[int]  # unplayed cards of each seat (the sitter's too; they are never played)
+    seat: int  # to act
+    trick: list[tuple[int, int]]  # (seat, card) of the trick in play
+    trick_num: int
+    sung: int  # caballo bits of the suits sung
+    trump: int
+    sitter: int
+    contract: int
+    declarer: int
+    rules: Rules
+
+    @classmethod
+    def from_game(cls, game) -> Position:
+        """The current position of a :class:`cuatrola_env.game.Game` (card play only)."""
+        g = game.single
+        rec = game._hands[-1]
+        plays = [(s, a) for s, a in zip(rec["seats"], rec["actions"], strict=True) if a < 20]
+        trick = plays[len(plays) - g.trick_len :] if g.trick_len else []
+        return cls(list(g.hands), g.current, trick, g.trick_num, g.sung, g.trump, g.sitter, g.contract, g.declarer, game.rules)
+
+    def _trick_state(self):
+        led = best_led = best_trump = win = -1
+        mask = 0
+        for s, c in self.trick:
+            suit = c // 5
+            if led < 0:
+                led = suit
+            beats = suit == led and c > best_led
+            new_trump = suit == self.trump and led != self.trump and c > best_trump
+            if new_trump or (beats and best_trump < 0):
+                win = s
+            if beats:
+                best_led = c
+            if new_trump:
+                best_trump = c
+            mask |= 1 << c
+        return led, best_led, best_trump, win, mask
+
+    def legal(self) -> int:
+        led, best_led, best_trump, _, _ = self._trick_state()
+        return int(legal_cards(self.hands[self.seat], len(self.trick), led, best_led, best_trump, self.trump,
+                               self.rules.overtake_when_trumped, self.rules.must_trump))
+
+    def solve(self) -> int:
+        """The exact value (see the module docstring)."""
+        led, best_led, best_trump, win, mask = self._trick_state()
+        hands = np.array(self.hands, dtype=np.int64)
+        tt_keys = np.full(1 << TT_BITS, -1, dtype=np.int64)
+        tt_vals = np.zeros(1 << TT_BITS, dtype=np.int64)
+        tt_flags = np.zeros(1 << TT_BITS, dtype=np.int64)
+        sung_suits = sum(1 << s for s in range(4) if self.sung >> (5 * s + 1) & 1)
+        return int(_search(hands, self.seat, len(self.trick), led, best_led, best_trump, win, mask, self.trick_num,
+                           sung_suits, self.trump, self.sitter, self.contract, self.declarer,
+                           self.rules.overtake_when_trumped, self.rules.must_trump, -INF, INF,
+                           tt_keys, tt_vals, tt_flags, _POINTS))
+
+    def play(self, card: int) -> Position:
+        """The position after ``card`` (a new object; self is unchanged)."""
+        assert self.legal() >> card & 1, "illegal card"
+        p = dataclasses.replace(self, hands=list(self.hands), trick=list(self.trick))
+        p.hands[self.seat] &= ~(1 << card)
+        p.trick.append((self.seat, card))
+        size = 3 if self.sitter >= 0 else 4
+        if len(p.trick) < size:
+            nxt = (self.seat + 1) & 3
+            p.seat = (nxt + 1) & 3 if nxt == self.sitter else nxt
+            return p
+        _, _, _, win, _ = p._trick_state()
+        p.seat, p.trick, p.trick_num = win, [], self.trick_num + 1
+        return p

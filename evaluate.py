@@ -221,7 +221,8 @@ def fmt_ci(d: dict, digits: int = 2) -> str:
 
 
 def print_report(results: list[dict], ratings: dict | None) -> None:
-    print("\n| A | B | game points/hand (95% CI) | SE paired / unpaired | card points/hand (95% CI) | A's match win rate (95% CI) | illegal |")
+    print("\n| A | B | game points/hand (95% CI) | SE paired / unpaired | card points/hand (95% CI) "
+          "| A's match win rate (95% CI) | illegal |")
     print("|---|---|---|---|---|---|---|")
     for r in results:
         mw = r["match_win_rate"]

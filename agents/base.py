@@ -154,6 +154,8 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     from .registry import AGENTS
 
     name, opts = parse_spec(spec)
+    if name == "model":
+        return AGENTS["model"](opts["path"], seed=seed)
     if name not in AGENTS:
         raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {', '.join(sorted(AGENTS))}")
     agent = AGENTS[name](seed=seed, **_typed(AGENTS[name], opts, spec))

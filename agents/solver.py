@@ -31,7 +31,7 @@ from cuatrola_env.rules import CARD_POINTS, CUATROLA, LAST_TRICK_BONUS, SOLO, Ru
 _POINTS = np.array(CARD_POINTS, dtype=np.int64)
 _SUIT = np.array([(0x1F << (5 * s)) for s in range(4)] + [0], dtype=np.int64)  # index 4: none
 CABALLOS = sum(1 << (5 * s + 1) for s in range(4))  # the caballo of every suit
-TT_BITS = 16
+TT_BITS = 13
 EXACT, LOWER, UPPER = 0, 1, 2
 INF = 10_000
 
@@ -185,6 +185,12 @@ def sung_bits(sung_suits):
     return out
 
 
+def new_table():
+    """An empty transposition table (keys, values, bound flags)."""
+    return (np.full(1 << TT_BITS, -1, dtype=np.int64), np.zeros(1 << TT_BITS, dtype=np.int64),
+            np.zeros(1 << TT_BITS, dtype=np.int64))
+
+
 @dataclasses.dataclass
 class Position:
     """A position with every hand visible: the solver's input."""
@@ -232,22 +238,28 @@ class Position:
         return int(legal_cards(self.hands[self.seat], len(self.trick), led, best_led, best_trump, self.trump,
                                self.rules.overtake_when_trumped, self.rules.must_trump))
 
-    def solve(self) -> int:
-        """The exact value (see the module docstring)."""
+    def solve(self, tt=None) -> int:
+        """The exact value (see the module docstring). ``tt`` (from :func:`new_table`) may be
+        shared between positions of the same deal, contract and rules."""
         led, best_led, best_trump, win, mask = self._trick_state()
         hands = np.array(self.hands, dtype=np.int64)
-        tt_keys = np.full(1 << TT_BITS, -1, dtype=np.int64)
-        tt_vals = np.zeros(1 << TT_BITS, dtype=np.int64)
-        tt_flags = np.zeros(1 << TT_BITS, dtype=np.int64)
+        tt_keys, tt_vals, tt_flags = new_table() if tt is None else tt
         sung_suits = sum(1 << s for s in range(4) if self.sung >> (5 * s + 1) & 1)
         return int(_search(hands, self.seat, len(self.trick), led, best_led, best_trump, win, mask, self.trick_num,
                            sung_suits, self.trump, self.sitter, self.contract, self.declarer,
                            self.rules.overtake_when_trumped, self.rules.must_trump, -INF, INF,
                            tt_keys, tt_vals, tt_flags, _POINTS))
 
-    def play(self, card: int) -> Position:
+    def move_values(self) -> dict[int, int]:
+        """The exact value after each legal card, one shared transposition table."""
+        tt = new_table()
+        legal = self.legal()
+        return {c: self.play(c, check=False).solve(tt) for c in range(20) if legal >> c & 1}
+
+    def play(self, card: int, check: bool = True) -> Position:
         """The position after ``card`` (a new object; self is unchanged)."""
-        assert self.legal() >> card & 1, "illegal card"
+        if check and not self.legal() >> card & 1:
+            raise ValueError(f"card {card} is not legal in this position")
         p = dataclasses.replace(self, hands=list(self.hands), trick=list(self.trick))
         p.hands[self.seat] &= ~(1 << card)
         p.trick.append((self.seat, card))

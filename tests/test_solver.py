@@ -89,7 +89,7 @@ def test_trick_contract_outcomes_match_exhaustive_minimax(bids, tricks):
         need = 4 if s.contract == 2 else 5
         so_far = s.tricks_won[dec]
         full = Position.from_game(g).solve()
-        engine = exhaustive(g, True, lambda p: (p & 1) == (dec & 1))
+        engine = exhaustive(g, True, lambda p, d=dec: (p & 1) == (d & 1))
         assert (so_far + full >= need) == (so_far + engine >= need), f"seed {seed}"
         assert full >= engine, "playing on after a certain result can only add tricks"
         checked += 1

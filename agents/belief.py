@@ -1,0 +1,134 @@
+"""Belief sampling: deals of the hidden cards consistent with everything a seat has seen.
+
+What the rules reveal is derived with the engine's own rule kernels
+(:func:`cuatrola_env.core.legal_play`), never re-stated here: for every card a seat played,
+each hidden card that, had that seat held it, would have made the played card illegal is
+a card the seat did not hold then, and so does not hold now. This captures every inference
+of RULES.md: a seat that did not follow is void in the led suit; one that followed without
+overtaking holds nothing higher in that suit (when overtaking was compulsory); one that did
+not over-trump holds no higher trump; one that did not trump when it had to holds no trump.
+The muestra stays in the dealer's hand until played.
+
+Samples are drawn by assigning the hidden cards most-constrained first, each to an eligible
+seat with probability proportional to its free places, restarting on a dead end; every
+sample is checked against all constraints before it is returned.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cuatrola_env import core
+from cuatrola_env.core import PY
+
+from .base import SeatView
+
+
+class Inconsistent(ValueError):
+    """No deal of the hidden cards fits what was seen (a bug upstream, or a wrong history)."""
+
+
+def constraints(view: SeatView) -> tuple[list[int], list[int], int]:
+    """For each seat: (cards it must still hold, cards it cannot hold), and the hidden cards.
+
+    Returns ``(need, forbidden, hidden)``: ``need[q]`` is how many unplayed cards seat q holds,
+    ``forbidden[q]`` a mask of hidden cards q cannot hold, ``hidden`` the mask of cards whose
+    place ``view.seat`` does not know.
+    """
+    rules, trump, me = view.rules, view.trump, view.seat
+    forbidden = [0, 0, 0, 0]
+    played_by = [0, 0, 0, 0]
+    led = best_led = best_trump = win = -1
+    trick_len = 0
+    size = 4
+    n_bids = 0
+    for seat, a in view.history:
+        if a >= 20:
+            n_bids += 1
+            if n_bids == 4 and view.sitter >= 0:
+                size = 3
+            continue
+        # which single cards, if held, would have made this play illegal?
+        for x in range(20):
+            if x == a:
+                continue
+            hand = (1 << a) | (1 << x)
+            if not core.legal_play(PY, rules, hand, trick_len, led, best_led, best_trump, trump) >> a & 1:
+                forbidden[seat] |= 1 << x
+        played_by[seat] |= 1 << a
+        led, best_led, best_trump, win = core.play(PY, a, seat, True, trick_len, led, best_led, best_trump, win, trump)
+        trick_len += 1
+        if trick_len == size:
+            led = best_led = best_trump = win = -1
+            trick_len = 0
+    played = played_by[0] | played_by[1] | played_by[2] | played_by[3]
+    hidden = ((1 << 20) - 1) & ~played & ~view.hand
+    need = [5 - bin(played_by[q]).count("1") for q in range(4)]
+    need[me] = 0
+    forbidden[me] = hidden
+    if view.muestra_held and view.dealer != me:
+        m = 1 << view.muestra
+        hidden &= ~m
+        need[view.dealer] -= 1
+        for q in range(4):
+            forbidden[q] &= ~m
+    for q in range(4):
+        forbidden[q] &= hidden
+    return need, forbidden, hidden
+
+
+def sample_worlds(view: SeatView, n: int, rng: np.random.Generator, max_restarts: int = 200) -> list[list[int]]:
+    """``n`` full deals (four unplayed-hand masks, seat order) consistent with ``view``."""
+    need, forbidden, hidden = constraints(view)
+    cards = [c for c in range(20) if hidden >> c & 1]
+    eligible = {c: [q for q in range(4) if need[q] > 0 and not forbidden[q] >> c & 1] for c in cards}
+    order = sorted(cards, key=lambda c: len(eligible[c]))
+    worlds = []
+    restarts = 0
+    while len(worlds) < n:
+        hands = [0, 0, 0, 0]
+        hands[view.seat] = view.hand
+        if view.muestra_held and view.dealer != view.seat:
+            hands[view.dealer] |= 1 << view.muestra
+        free = list(need)
+        ok = True
+        for c in order:
+            seats = [q for q in eligible[c] if free[q] > 0]
+            if not seats:
+                ok = False
+                break
+            weights = np.array([free[q] for q in seats], dtype=float)
+            q = seats[int(rng.choice(len(seats), p=weights / weights.sum()))] if len(seats) > 1 else seats[0]
+            hands[q] |= 1 << c
+            free[q] -= 1
+        if ok and all(f == 0 for f in free) and consistent(view, hands, need, forbidden):
+            worlds.append(hands)
+            continue
+        restarts += 1
+        if restarts > max_restarts * n:
+            raise Inconsistent(f"no consistent deal found for seat {view.seat} after {restarts} tries")
+    return worlds
+
+
+def consistent(view: SeatView, hands: list[int], need=None, forbidden=None) -> bool:
+    """Does a full deal of unplayed hands agree with everything ``view`` has seen?"""
+    if need is None:
+        need, forbidden, _ = constraints(view)
+    if hands[view.seat] != view.hand:
+        return False
+    all_cards = hands[0] | hands[1] | hands[2] | hands[3]
+    if sum(bin(h).count("1") for h in hands) != bin(all_cards).count("1") or all_cards & view.played:
+        return False
+    if all_cards | view.played != (1 << 20) - 1:
+        return False
+    for q in range(4):
+        if q == view.seat:
+            continue
+        held = hands[q]
+        if view.muestra_held and q == view.dealer:
+            if not held >> view.muestra & 1:
+                return False
+            held &= ~(1 << view.muestra)
+        if bin(held).count("1") != need[q] or held & forbidden[q]:
+            return False
+    return True

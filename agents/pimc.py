@@ -1,0 +1,111 @@
+"""Perfect-Information Monte Carlo (PIMC): sample the hidden hands, solve each world exactly.
+
+For a card decision the agent samples ``worlds`` deals consistent with what its seat has
+seen (:mod:`agents.belief`), solves every legal card in every world with the double-dummy
+solver (:mod:`agents.solver`) and plays the card with the best average outcome for its
+team: under pass and solo, the chance of winning the hand on points (ties broken by the
+expected points), under cuatrola and quintola the chance that the contract is made (or
+broken, for the defenders). For a bid it solves, in every world, the whole hand under each
+contract it may bid (supposing the seats after it pass) and bids the one with the best
+expected game points. Options: ``worlds`` (default 32), ``seconds`` (a time budget per
+decision: sampling stops early when it runs out; 0 = none), ``bid_worlds`` (default
+``worlds``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from cuatrola_env.rules import CONTRACT_VALUE, CUATROLA, NUM_CARDS, SOLO
+
+from .base import Agent, SeatView
+from .belief import sample_worlds
+from .solver import Position
+
+
+class PIMCAgent(Agent):
+    OPTIONS = {"worlds": int, "seconds": float, "bid_worlds": int}
+
+    def __init__(self, seed: int | None = None, worlds: int = 32, seconds: float = 0.0, bid_worlds: int | None = None):
+        if worlds < 1:
+            raise ValueError(f"worlds must be at least 1, got {worlds}")
+        self.worlds = worlds
+        self.seconds = seconds
+        self.bid_worlds = worlds if bid_worlds is None else bid_worlds
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, view: SeatView) -> int:
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        if view.phase == 0:
+            return self._bid(view, legal)
+        return self._play(view, legal)
+
+    # ------------------------------------------------------------------ card play
+    def _play(self, view: SeatView, legal: list[int]) -> int:
+        deadline = time.perf_counter() + self.seconds if self.seconds > 0 else None
+        me = view.seat & 1
+        by_tricks = view.contract >= CUATROLA
+        totals = {c: 0.0 for c in legal}
+        for hands in sample_worlds(view, self.worlds, self.rng):
+            pos = Position(hands, view.seat, list(view.trick), view.trick_num, view.sung, view.trump, view.sitter,
+                           view.contract, view.declarer, view.rules)
+            for c, v in pos.move_values().items():
+                totals[c] += self._utility(view, v, me, by_tricks)
+            if deadline and time.perf_counter() > deadline:
+                break
+        return max(legal, key=lambda c: (totals[c], -c))
+
+    @staticmethod
+    def _utility(view: SeatView, v: int, me: int, by_tricks: bool) -> float:
+        """Outcome for my team of a solved continuation worth ``v`` (solver's orientation)."""
+        if by_tricks:
+            need = 4 if view.contract == CUATROLA else 5
+            made = view.tricks_won[view.declarer] + v >= need
+            mine = (view.declarer & 1) == me
+            return 1.0 if made == mine else 0.0
+        diff = view.points[0] - view.points[1] + v  # team 0 minus team 1 at the end of the hand
+        if me == 1:
+            diff = -diff
+        win = 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0
+        return win + diff / 1000.0  # break ties on the expected points
+
+    # ------------------------------------------------------------------ bidding
+    def _bid(self, view: SeatView, legal: list[int]) -> int:
+        me = view.seat & 1
+        high = max(view.bids)
+        candidates = []
+        for a in legal:
+            b = a - NUM_CARDS
+            if b > max(high, 0):
+                candidates.append((a, b, view.seat))
+            elif b == 0:  # pass: the contract stays as it is (others assumed to pass)
+                candidates.append((a, max(high, 0), view.declarer if high > 0 else -1))
+        worlds = sample_worlds(view, self.bid_worlds, self.rng)
+        mano = view.mano
+        best, best_value = legal[0], -np.inf
+        for a, contract, declarer in candidates:
+            sitter = (declarer + 2) % 4 if declarer >= 0 else -1
+            leader = (mano + 1) % 4 if mano == sitter else mano
+            value = CONTRACT_VALUE[contract]
+            total = 0.0
+            for hands in worlds:
+                pos = Position(list(hands), leader, [], 0, 0, view.trump, sitter, contract, declarer, view.rules)
+                v = pos.solve()
+                if contract >= CUATROLA:
+                    made = v >= (4 if contract == CUATROLA else 5)
+                    won_team = (declarer & 1) if made else 1 - (declarer & 1)
+                elif contract == SOLO or contract == 0:
+                    won_team = 0 if v > 0 else 1 if v < 0 else 0  # ties: an approximation
+                total += value if won_team == me else -value
+            mean = total / len(worlds)
+            if mean > best_value + 1e-9:
+                best, best_value = a, mean
+        return best

@@ -1,0 +1,119 @@
+"""Agents: specs, the seat view, the bots' legality, the belief sampler."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scenario import cid
+
+from agents import make_agent, parse_spec, seat_view
+from agents.belief import consistent, constraints, sample_worlds
+from cuatrola_env.game import Game
+
+
+def test_specs():
+    assert parse_spec("pimc:worlds=32,seconds=0.5") == ("pimc", {"worlds": "32", "seconds": "0.5"})
+    assert parse_spec("model:models/x.onnx") == ("model", {"path": "models/x.onnx"})
+    assert make_agent("heuristic").spec == "heuristic"
+    with pytest.raises(ValueError, match="unknown agent 'herustic'.*known agents: heuristic, model, pimc, random"):
+        make_agent("herustic")
+    with pytest.raises(ValueError, match="unknown option 'world' for agent 'pimc'"):
+        make_agent("pimc:world=3")
+    with pytest.raises(ValueError, match="option worlds='many' of 'pimc:worlds=many' must be int"):
+        make_agent("pimc:worlds=many")
+    with pytest.raises(ValueError, match="expected key=value"):
+        make_agent("pimc:32")
+    with pytest.raises(ValueError, match="non-empty"):
+        make_agent("")
+
+
+def test_seat_view_shows_only_what_the_seat_may_see():
+    g = Game(seed=4)
+    rng = np.random.default_rng(0)
+    while not g.over:
+        v = seat_view(g)
+        assert v.hand == g.single.hands[v.seat]
+        assert v.legal == g.single.legal_mask()
+        # nothing in the view depends on another seat's unplayed cards
+        saved = list(g.single.hands)
+        for q in range(4):
+            if q != v.seat:
+                g.single.hands[q] = 0
+        v2 = seat_view(g)
+        g.single.hands = saved
+        fields = [f for f in v.__dataclass_fields__ if f != "_game"]
+        assert all(getattr(v, f) == getattr(v2, f) for f in fields)
+        g.step(int(rng.choice(g.legal_actions())))
+
+
+@pytest.mark.parametrize("spec", ["random", "heuristic"])
+@pytest.mark.parametrize("rules", ["online", "traditional"])
+def test_bots_always_play_legal_actions(spec, rules):
+    agent = make_agent(spec, seed=1)
+    for seed in range(300):
+        g = Game(rules=rules, mode="match" if seed % 10 == 0 else "hand", seed=seed)
+        while not g.over:
+            a = agent.act(seat_view(g))
+            assert a in g.legal_actions()
+            g.step(a)
+
+
+def test_heuristic_bids_from_strength():
+    h = make_agent("heuristic")
+    # all five trumps: quintola; nothing: pass
+    assert h.hand_strength(sum(1 << (15 + r) for r in range(5)), 3)[0] >= 4.9
+    g = Game(seed=0)
+    # seat 0 holds the five oros, trump is espadas (the dealer, seat 3, shows the as de espadas)
+    g.reset(hands=[[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [15, 16, 17, 18, 19], [10, 11, 12, 13, 14]], dealer=3, muestra=14)
+    assert h.act(seat_view(g)) == 20, "no trump: a side suit alone does not carry a solo"
+    g.reset(hands=[[5, 6, 7, 8, 0], [1, 2, 3, 4, 9], [15, 16, 17, 18, 19], [10, 11, 12, 13, 14]], dealer=3, muestra=14)
+    assert h.act(seat_view(g)) == 20, "no trump, no as: pass"
+    g.reset(hands=[[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [15, 16, 17, 18, 19], [10, 11, 12, 13, 14]], dealer=0, muestra=4)
+    for _ in range(3):  # seats 1, 2, 3 pass; seat 0, the dealer, bids last
+        g.step(20)
+    assert h.act(seat_view(g)) == 23, "all five trumps (oros, the muestra's suit): quintola"
+
+
+def test_belief_samples_are_consistent_and_respect_voids():
+    rng = np.random.default_rng(0)
+    checked_voids = 0
+    for seed in range(60):
+        g = Game(seed=seed, rules="traditional" if seed % 2 else "online")
+        true_deal = [list(h) for h in g.record()["hands"][0]["hands"]]
+        while not g.over:
+            v = seat_view(g)
+            # the true deal is always among the consistent ones
+            assert consistent(v, list(g.single.hands)), f"seed {seed}: the true deal was ruled out"
+            need, forbidden, hidden = constraints(v)
+            for world in sample_worlds(v, 4, rng):
+                assert consistent(v, world, need, forbidden)
+                # replaying the hand so far on this world (the played cards put back) is legal throughout
+                original = list(world)
+                for s, a in v.history:
+                    if a < 20:
+                        original[s] |= 1 << a
+                union = original[0] | original[1] | original[2] | original[3]
+                if sum(bin(m).count("1") for m in original) == 20 and union == (1 << 20) - 1:
+                    replay = Game(rules=g.rules)
+                    hands = [[c for c in range(20) if m >> c & 1] for m in original]
+                    replay.reset(hands=hands, dealer=v.dealer, muestra=v.muestra)
+                    for _, a in v.history:
+                        replay.step(a)  # raises if the world makes a recorded action illegal
+                checked_voids += any(forbidden)
+            g.step(int(rng.choice(g.legal_actions())))
+        assert true_deal
+    assert checked_voids > 50
+
+
+def test_belief_never_gives_a_void_seat_that_suit():
+    # deal A, online: seat 3 shows out of oros on trick 1
+    hands = [[cid(c) for c in h.split()] for h in ["Ro Sc Se Sb Cb", "So Ao Cc Ce Rb", "Co 3o Rc Re 3b", "3c Ac 3e Ae Ab"]]
+    g = Game()
+    g.reset(hands=hands, dealer=3, muestra=cid("Ab"))
+    for a in (20, 20, 20, 20, cid("Ro"), cid("Ao"), cid("3o"), cid("Ac")):
+        g.step(a)
+    v = seat_view(g)  # seat 1 to lead trick 2
+    oros = sum(1 << c for c in range(5))
+    for world in sample_worlds(v, 200, np.random.default_rng(1)):
+        assert world[3] & oros == 0, "seat 3 is void in oros"
+        assert world[3] >> cid("Ab") & 1, "the dealer still holds the muestra"

@@ -1,0 +1,69 @@
+"""evaluate.py: the duplicate design, its statistics, outputs and errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import evaluate
+
+
+def test_an_agent_against_itself_is_exactly_even(tmp_path):
+    """Duplicate deals with a deterministic agent on both sides: each deal's two plays are
+    mirror images, so every paired difference is exactly 0 and matches split 50/50."""
+    out = tmp_path / "self.json"
+    args = ["heuristic", "heuristic+heuristic", "--deals", "60", "--matches", "10", "--json", str(out), "--no-progress"]
+    assert evaluate.main(args) == 0
+    r = json.loads(out.read_text())["pairings"][0]
+    assert r["game_points_per_hand"]["mean"] == 0 and r["game_points_per_hand"]["se"] == 0
+    assert r["card_points_per_hand"]["mean"] == 0
+    assert r["match_win_rate"]["mean"] == 0.5
+    assert r["illegal_actions"] == {"a": 0, "b": 0}
+
+
+def test_heuristic_beats_random_with_a_round_robin_table(tmp_path, capsys):
+    out, png = tmp_path / "rr.json", tmp_path / "rr.png"
+    code = evaluate.main(["heuristic", "random", "heuristic+random", "--deals", "200", "--seed", "3",
+                          "--json", str(out), "--png", str(png), "--no-progress"])
+    assert code == 0
+    data = json.loads(out.read_text())
+    first = data["pairings"][0]
+    assert (first["a"], first["b"]) == ("heuristic", "random")
+    assert first["game_points_per_hand"]["ci95"][0] > 1.0
+    assert first["match_win_rate"]["mean"] > 0.9
+    ratings = data["ratings"]
+    assert ratings["heuristic"]["rating"] > ratings["heuristic+random"]["rating"] > ratings["random"]["rating"]
+    assert png.stat().st_size > 10_000
+    text = capsys.readouterr().out
+    assert "| heuristic | random |" in text and "rating" in text
+
+
+def test_paired_statistics():
+    x = np.array([1.0, -1.0, 3.0, 1.0])
+    s = evaluate.mean_ci(x)
+    assert s["mean"] == 1.0 and np.isclose(s["se"], np.std(x, ddof=1) / 2)
+    assert np.isclose(s["ci95"][1] - s["mean"], 1.959964 * s["se"])
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["heuristic", "herustic"], "unknown agent 'herustic'"),
+        (["heuristic", "pimc:worlds=0"], "worlds must be at least 1"),
+        (["heuristic", "model:/no/such/model.onnx"], "model file not found"),
+        (["heuristic", "random", "--rules", "house"], "unknown rules preset 'house'"),
+        (["heuristic", "a+b+c"], "SPEC or SPEC\\+SPEC"),
+    ],
+)
+def test_bad_input_gets_a_clear_error(args, message, capsys):
+    assert evaluate.main([*args, "--deals", "4", "--no-progress"]) == 2
+    assert message.replace("\\", "") in capsys.readouterr().err
+
+
+def test_impossible_options():
+    with pytest.raises(SystemExit):
+        evaluate.main(["heuristic", "random", "--deals", "1"])
+    with pytest.raises(SystemExit):
+        evaluate.main(["heuristic"])

@@ -114,12 +114,18 @@ def seat_view(game: Game, seat: int | None = None) -> SeatView:
 
 
 class Agent:
-    """Base class: override :meth:`act`. ``spec`` is the string that made the agent."""
+    """Base class: override :meth:`act`. ``spec`` is the string that made the agent;
+    ``rng`` is the agent's own seeded random generator."""
 
     spec: str = "agent"
 
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
     def reset(self, seed: int | None = None) -> None:
         """Called before each hand or match with a seed for the agent's own randomness."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
 
     def act(self, view: SeatView) -> int:
         raise NotImplementedError

@@ -64,6 +64,7 @@ class HeuristicAgent(Agent):
     OPTIONS = {"solo": float, "cuatrola": float, "quintola": float}
 
     def __init__(self, seed: int | None = None, solo: float = 7.0, cuatrola: float = 3.9, quintola: float = 4.9):
+        super().__init__(seed)
         self.solo_threshold = solo
         self.cuatrola_threshold = cuatrola
         self.quintola_threshold = quintola

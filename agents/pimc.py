@@ -34,11 +34,7 @@ class PIMCAgent(Agent):
         self.worlds = worlds
         self.seconds = seconds
         self.bid_worlds = worlds if bid_worlds is None else bid_worlds
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
+        super().__init__(seed)
 
     def act(self, view: SeatView) -> int:
         legal = view.legal_actions

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from .base import Agent, SeatView
 
 
@@ -11,13 +9,6 @@ class RandomAgent(Agent):
     """Uniformly random among the legal actions (seeded)."""
 
     OPTIONS: dict = {}
-
-    def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
 
     def act(self, view: SeatView) -> int:
         legal = view.legal_actions

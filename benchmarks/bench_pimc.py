@@ -2,6 +2,8 @@
 
     python benchmarks/bench_pimc.py --worlds 16 32 64 --hands 30
 
+It first times the double-dummy solver on whole deals (from the first lead) per contract.
+
 PIMC plays seats 0 and 2 against two heuristic players over seeded random hands (one core,
 one process); every PIMC decision with more than one legal action is timed (the first,
 which compiles the solver, is left out).
@@ -23,11 +25,28 @@ def main() -> None:
     p.add_argument("--worlds", type=int, nargs="+", default=[16, 32, 64])
     p.add_argument("--hands", type=int, default=30)
     p.add_argument("--rules", default="online")
+    p.add_argument("--solver-deals", type=int, default=200, help="full deals solved per contract for the solver table")
     a = p.parse_args()
     warm = make_agent("pimc:worlds=2", seed=0)
     g = Game(seed=0)
     while not g.over:
         g.step(warm.act(seat_view(g)))
+    from agents.solver import Position
+
+    print("| contract | full deals solved | median (ms) | p95 (ms) | max (ms) |")
+    print("|---|---:|---:|---:|---:|")
+    for name, bids in (("pass", [20] * 4), ("solo", [21, 20, 20, 20]), ("cuatrola", [22, 20, 20, 20]), ("quintola", [23, 20, 20, 20])):
+        ts = []
+        for seed in range(a.solver_deals):
+            g = Game(rules=a.rules, seed=seed)
+            for b in bids:
+                g.step(b)
+            pos = Position.from_game(g)
+            t = time.perf_counter()
+            pos.solve()
+            ts.append((time.perf_counter() - t) * 1e3)
+        print(f"| {name} | {len(ts)} | {np.median(ts):.2f} | {np.percentile(ts, 95):.2f} | {max(ts):.1f} |")
+    print()
     print("| worlds | decisions | median (ms) | p95 (ms) | bids: median (ms) | card play: median (ms) |")
     print("|---:|---:|---:|---:|---:|---:|")
     for w in a.worlds:

@@ -35,7 +35,8 @@ def main() -> None:
 
     print("| contract | full deals solved | median (ms) | p95 (ms) | max (ms) |")
     print("|---|---:|---:|---:|---:|")
-    for name, bids in (("pass", [20] * 4), ("solo", [21, 20, 20, 20]), ("cuatrola", [22, 20, 20, 20]), ("quintola", [23, 20, 20, 20])):
+    contracts = (("pass", [20] * 4), ("solo", [21, 20, 20, 20]), ("cuatrola", [22, 20, 20, 20]), ("quintola", [23, 20, 20, 20]))
+    for name, bids in contracts:
         ts = []
         for seed in range(a.solver_deals):
             g = Game(rules=a.rules, seed=seed)

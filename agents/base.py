@@ -130,6 +130,10 @@ class Agent:
     def act(self, view: SeatView) -> int:
         raise NotImplementedError
 
+    def act_batch(self, views: list[SeatView]) -> list[int]:
+        """One action per view (games at once); vectorised agents override this."""
+        return [self.act(v) for v in views]
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec}>"
 

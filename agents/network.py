@@ -1,0 +1,52 @@
+"""The PyTorch network: one policy for all four seats (bids and card play), masked, with a
+perfect-information critic used only in training.
+
+The policy head sees only the seat's observation (``OBS_DIM`` floats); the value head sees
+the perfect-information view (``PERFECT_INFO_DIM``: the observation plus every hidden hand),
+as PerfectDou does: the critic's extra knowledge lowers the variance of the advantages and
+never reaches play, since acting needs only the policy.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from cuatrola_env.observation import OBS_DIM, PERFECT_INFO_DIM
+from cuatrola_env.rules import NUM_ACTIONS
+
+MASKED_LOGIT = -1e9
+
+
+def _mlp(inp: int, hidden: int, out: int, layers: int = 2) -> nn.Sequential:
+    mods: list[nn.Module] = []
+    size = inp
+    for _ in range(layers):
+        mods += [nn.Linear(size, hidden), nn.ReLU()]
+        size = hidden
+    mods.append(nn.Linear(size, out))
+    return nn.Sequential(*mods)
+
+
+class PolicyValueNet(nn.Module):
+    """``policy(obs, mask) -> masked logits``; ``value(perfect_obs) -> value`` (training only)."""
+
+    def __init__(self, hidden: int = 256, layers: int = 2):
+        super().__init__()
+        self.hidden, self.layers = hidden, layers
+        self.policy_net = _mlp(OBS_DIM, hidden, NUM_ACTIONS, layers)
+        self.value_net = _mlp(PERFECT_INFO_DIM, hidden, 1, layers)
+        with torch.no_grad():  # small initial logits: a near-uniform first policy
+            self.policy_net[-1].weight.mul_(0.01)
+            self.policy_net[-1].bias.zero_()
+
+    def policy(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Logits with illegal actions at a large negative value."""
+        logits = self.policy_net(obs)
+        return torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
+
+    def value(self, perfect_obs: torch.Tensor) -> torch.Tensor:
+        return self.value_net(perfect_obs).squeeze(-1)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:  # for export: logits only
+        return self.policy(obs, mask)

@@ -1,0 +1,33 @@
+"""An agent playing a PyTorch policy network (greedy or sampled)."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from .base import Agent, SeatView
+
+
+class TorchAgent(Agent):
+    """Plays ``net.policy(observation, mask)``: the most likely legal action, or a sample
+    at ``temperature`` > 0."""
+
+    OPTIONS: dict = {}
+
+    def __init__(self, net, seed: int | None = None, temperature: float = 0.0):
+        super().__init__(seed)
+        self.net = net
+        self.temperature = temperature
+
+    def act(self, view: SeatView) -> int:
+        return self.act_batch([view])[0]
+
+    def act_batch(self, views: list[SeatView]) -> list[int]:
+        obs = torch.from_numpy(np.stack([v.observation for v in views]))
+        mask = torch.from_numpy(np.stack([v.legal_mask for v in views]))
+        with torch.no_grad():
+            logits = self.net.policy(obs, mask)
+        if self.temperature <= 0:
+            return logits.argmax(-1).tolist()
+        probs = torch.softmax(logits / self.temperature, -1).numpy().astype(np.float64)
+        return [int(self.rng.choice(len(p), p=p / p.sum())) for p in probs]

@@ -1,0 +1,75 @@
+"""train.py: a tiny run end to end, exact resume, checkpoint errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("tensorboard")
+
+import train  # noqa: E402
+
+TINY = ["--config", "configs/tiny.yaml", "--eval-every", "0"]
+
+
+def only_run(root: Path) -> Path:
+    (run,) = list(root.iterdir())
+    return run
+
+
+def test_tiny_run_end_to_end(tmp_path):
+    assert train.main([*TINY, "--run-dir", str(tmp_path), "--eval-every", "2"]) == 0
+    run = only_run(tmp_path)
+    assert (run / "checkpoint.pt").is_file()
+    assert list(run.glob("events.out.tfevents.*")), "TensorBoard events written"
+    ck = train.load_checkpoint(str(run / "checkpoint.pt"))
+    assert ck["step"] == 4096 and ck["update"] == 4 and ck["obs_version"] == 1
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    ea = EventAccumulator(str(run))
+    ea.Reload()
+    tags = set(ea.Tags()["scalars"])
+    assert {"charts/decisions_per_s", "losses/policy_loss", "losses/entropy", "eval/vs_heuristic_game_points"} <= tags
+
+
+def test_resume_continues_exactly(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    train.main([*TINY, "--run-dir", str(a), "--total-decisions", "4096"])
+    train.main([*TINY, "--run-dir", str(b), "--total-decisions", "2048"])
+    ck_b = only_run(b) / "checkpoint.pt"
+    train.main(["--resume", str(ck_b), "--total-decisions", "4096"])
+    wa = train.load_checkpoint(str(only_run(a) / "checkpoint.pt"))["model"]
+    wb = train.load_checkpoint(str(ck_b))["model"]
+    assert all(torch.equal(wa[k], wb[k]) for k in wa), "a resumed run must match an uninterrupted one"
+
+
+def test_checkpoint_errors(tmp_path):
+    with pytest.raises(train.CheckpointError, match="no checkpoint at"):
+        train.load_checkpoint(str(tmp_path / "missing.pt"))
+    bad = tmp_path / "bad.pt"
+    bad.write_text("not a checkpoint")
+    with pytest.raises(train.CheckpointError, match="not a readable checkpoint"):
+        train.load_checkpoint(str(bad))
+    torch.save({"model": {}}, tmp_path / "other.pt")
+    with pytest.raises(train.CheckpointError, match="not a Cuatrola training checkpoint"):
+        train.load_checkpoint(str(tmp_path / "other.pt"))
+    train.main([*TINY, "--run-dir", str(tmp_path / "r"), "--total-decisions", "1024"])
+    path = only_run(tmp_path / "r") / "checkpoint.pt"
+    ck = torch.load(path, weights_only=False)
+    ck["obs_version"] = 0
+    torch.save(ck, tmp_path / "old.pt")
+    with pytest.raises(train.CheckpointError, match="observation version 0"):
+        train.load_checkpoint(str(tmp_path / "old.pt"))
+    with pytest.raises(train.CheckpointError, match="rules 'online', not 'traditional'"):
+        train.load_checkpoint(str(path), rules_name="traditional")
+
+
+def test_bad_config(tmp_path):
+    cfg = tmp_path / "x.yaml"
+    cfg.write_text("num_envz: 3\n")
+    with pytest.raises(SystemExit):
+        train.parse_config(["--config", str(cfg)])
+    with pytest.raises(ValueError, match="unknown rules preset"):
+        train.parse_config(["--rules", "house"])

@@ -1,0 +1,317 @@
+"""Self-play training of a Cuatrola bot: masked PPO with a perfect-information critic.
+
+    python train.py                                  # the default preset, configs/default.yaml
+    python train.py --config configs/default.yaml --total-decisions 2000000 --num-envs 512
+    python train.py --resume runs/NAME/checkpoint.pt # continue a run exactly where it stopped
+    tensorboard --logdir runs
+
+One network plays all four seats from each seat's own observation and learns both the
+bids and the card play, with illegal actions masked. Every decision's return is its seat's
+result of the hand (game points, undiscounted; hands are short), its advantage that return
+minus a critic that sees every hand (training only). Games run batched in
+``VectorCuatrola``; acting is batched through the network; no Python loop over games in the
+hot path. TensorBoard namespaces: ``charts/`` (throughput, game points), ``losses/``
+(policy, value, entropy, KL), ``eval/`` (duplicate evaluation against random and heuristic,
+with 95% intervals), ``bids/`` (frequency and success per contract and per seat relative to
+the dealer); the config is logged as text. Checkpoints (model, optimiser, config, rules,
+observation version, counters, RNG and game state) are written atomically every
+``checkpoint_minutes``, at the end and on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.utils.tensorboard import SummaryWriter
+
+from agents.network import PolicyValueNet
+from cuatrola_env import VectorCuatrola, get_rules
+from cuatrola_env.observation import OBS_VERSION
+from cuatrola_env.rules import CONTRACT_NAMES
+
+
+@dataclasses.dataclass
+class Config:
+    exp_name: str = dataclasses.field(default="cuatrola_ppo", metadata={"help": "run name prefix (runs/<exp_name>_<seed>_<time>)"})
+    seed: int = dataclasses.field(default=1, metadata={"help": "seed of torch, numpy and the deals"})
+    rules: str = dataclasses.field(default="online", metadata={"help": "rules preset: online or traditional"})
+    num_envs: int = dataclasses.field(default=1024, metadata={"help": "games stepped at once"})
+    num_steps: int = dataclasses.field(default=24, metadata={"help": "decisions per game per rollout"})
+    total_decisions: int = dataclasses.field(default=20_000_000, metadata={"help": "decisions to train for"})
+    learning_rate: float = dataclasses.field(default=3e-4, metadata={"help": "Adam learning rate"})
+    update_epochs: int = dataclasses.field(default=2, metadata={"help": "PPO epochs per rollout"})
+    num_minibatches: int = dataclasses.field(default=4, metadata={"help": "minibatches per epoch"})
+    clip_coef: float = dataclasses.field(default=0.2, metadata={"help": "PPO clipping"})
+    ent_coef: float = dataclasses.field(default=0.01, metadata={"help": "entropy bonus"})
+    vf_coef: float = dataclasses.field(default=0.5, metadata={"help": "value loss weight"})
+    max_grad_norm: float = dataclasses.field(default=0.5, metadata={"help": "gradient clipping"})
+    hidden: int = dataclasses.field(default=256, metadata={"help": "hidden units per layer"})
+    layers: int = dataclasses.field(default=2, metadata={"help": "hidden layers"})
+    eval_every: int = dataclasses.field(default=25, metadata={"help": "evaluate every N updates (0: never)"})
+    eval_deals: int = dataclasses.field(default=200, metadata={"help": "duplicate deals per evaluation"})
+    checkpoint_minutes: float = dataclasses.field(default=5.0, metadata={"help": "checkpoint every N minutes"})
+    torch_threads: int = dataclasses.field(default=2, metadata={"help": "torch CPU threads"})
+    run_dir: str = dataclasses.field(default="runs", metadata={"help": "where runs are written"})
+
+
+def parse_config(argv=None) -> tuple[Config, str | None]:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--config", help="YAML preset whose keys are config fields (configs/*.yaml)")
+    p.add_argument("--resume", help="checkpoint to continue from (its config wins)")
+    for f in dataclasses.fields(Config):
+        p.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=None, help=f.metadata["help"])
+    a = p.parse_args(argv)
+    values = {}
+    if a.config:
+        import yaml
+
+        data = yaml.safe_load(Path(a.config).read_text()) or {}
+        unknown = set(data) - {f.name for f in dataclasses.fields(Config)}
+        if unknown:
+            p.error(f"unknown key(s) {sorted(unknown)} in {a.config}")
+        values.update(data)
+    for f in dataclasses.fields(Config):
+        v = getattr(a, f.name)
+        if v is not None:
+            values[f.name] = v
+    cfg = Config(**values)
+    get_rules(cfg.rules)  # a clear error for a bad preset
+    return cfg, a.resume
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used with this code or these rules."""
+
+
+def save_checkpoint(path: Path, payload: dict) -> None:
+    """Atomic write: a temporary file in the same folder, then a rename."""
+    tmp = path.with_suffix(".tmp")
+    torch.save(payload, tmp)
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: str, rules_name: str | None = None) -> dict:
+    if not Path(path).is_file():
+        raise CheckpointError(f"no checkpoint at {path}")
+    try:
+        ck = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as e:  # noqa: BLE001 - any unreadable file
+        raise CheckpointError(f"{path} is not a readable checkpoint: {e}") from None
+    if not isinstance(ck, dict) or "obs_version" not in ck:
+        raise CheckpointError(f"{path} is not a Cuatrola training checkpoint")
+    if ck["obs_version"] != OBS_VERSION:
+        raise CheckpointError(
+            f"{path} was trained on observation version {ck['obs_version']}, this code builds version {OBS_VERSION}"
+        )
+    if rules_name is not None and ck["rules"]["name"] != rules_name:
+        raise CheckpointError(f"{path} was trained with rules {ck['rules']['name']!r}, not {rules_name!r}")
+    return ck
+
+
+def main(argv=None) -> int:
+    cfg, resume = parse_config(argv)
+    ck = None
+    if resume:
+        ck = load_checkpoint(resume)
+        cfg = Config(**{**ck["config"], "total_decisions": max(cfg.total_decisions, ck["config"]["total_decisions"])})
+    run_name = ck["run_name"] if ck else f"{cfg.exp_name}_{cfg.seed}_{int(time.time())}"
+    run = Path(cfg.run_dir) / run_name
+    run.mkdir(parents=True, exist_ok=True)
+
+    # ---- seeding -------------------------------------------------------------------------
+    np.random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.torch_threads)
+    rng = np.random.default_rng(cfg.seed)
+
+    rules = get_rules(cfg.rules)
+    env = VectorCuatrola(num_envs=cfg.num_envs, rules=rules, seed=cfg.seed)
+    net = PolicyValueNet(cfg.hidden, cfg.layers)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    step = update = 0
+    hand_uid = np.zeros(cfg.num_envs, dtype=np.int64)
+    pending: dict[str, np.ndarray] | None = None
+    if ck:
+        net.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["optimizer"])
+        step, update = ck["step"], ck["update"]
+        rng.bit_generator.state = ck["rng"]
+        torch.set_rng_state(ck["torch_rng"])
+        _restore_env(env, ck["env"])
+        hand_uid, pending = ck["hand_uid"], ck["pending"]
+
+    writer = SummaryWriter(str(run))
+    writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
+    stop = {"now": False}
+
+    def on_sigint(signum, frame):  # Ctrl-C: finish this update, checkpoint, exit
+        stop["now"] = True
+
+    old_handler = signal.signal(signal.SIGINT, on_sigint)
+
+    def checkpoint():
+        save_checkpoint(run / "checkpoint.pt", {
+            "run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(),
+            "obs_version": OBS_VERSION, "model": net.state_dict(), "optimizer": opt.state_dict(),
+            "step": step, "update": update, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
+            "env": _snapshot_env(env), "hand_uid": hand_uid, "pending": pending,
+        })
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=cfg.total_decisions, initial=step, unit="dec", desc=run_name, file=sys.stderr, smoothing=0.1)
+    last_ckpt = time.time()
+    ring = 64
+    results = np.zeros((cfg.num_envs, ring, 4), dtype=np.float32)
+    result_uid = np.full((cfg.num_envs, ring), -1, dtype=np.int64)
+    contract_log = []
+    n, T = cfg.num_envs, cfg.num_steps
+    while step < cfg.total_decisions and not stop["now"]:
+        t0 = time.perf_counter()
+        # ---- rollout: every acting seat of every game, batched ------------------------------
+        buf = {k: [] for k in ("obs", "pobs", "mask", "action", "logp", "env", "uid", "seat")}
+        for _ in range(T):
+            obs = env.observe()
+            pobs = env.observe_perfect_information()
+            mask = env.action_mask
+            with torch.no_grad():
+                logits = net.policy(torch.from_numpy(obs), torch.from_numpy(mask))
+                dist = torch.distributions.Categorical(logits=logits)
+                action = dist.sample()
+                logp = dist.log_prob(action)
+            seat = env.current_player.astype(np.int64)
+            for k, v in (("obs", obs), ("pobs", pobs), ("mask", mask), ("action", action.numpy()),
+                         ("logp", logp.numpy()), ("env", np.arange(n)), ("uid", hand_uid.copy()), ("seat", seat)):
+                buf[k].append(v)
+            rewards, done = env.step(action.numpy())
+            ended = np.flatnonzero(done)
+            if ended.size:
+                results[ended, hand_uid[ended] % ring] = rewards[ended]
+                result_uid[ended, hand_uid[ended] % ring] = hand_uid[ended]
+                hand_uid[ended] += 1
+                r = env.last_results
+                contract_log.append((r["contract"], r["declarer"], r["dealer"], r["winner"], r["value"]))
+        batch = {k: np.concatenate(v) for k, v in buf.items()}
+        if pending is not None:
+            batch = {k: np.concatenate([pending[k], batch[k]]) for k in batch}
+        finished = result_uid[batch["env"], batch["uid"] % ring] == batch["uid"]
+        pending = {k: v[~finished] for k, v in batch.items()}
+        data = {k: v[finished] for k, v in batch.items()}
+        returns = results[data["env"], data["uid"] % ring, data["seat"]]
+        step += n * T
+        # ---- PPO update -------------------------------------------------------------------
+        stats = _ppo_update(net, opt, cfg, data, returns, rng)
+        update += 1
+        sps = n * T / (time.perf_counter() - t0)
+        bar.update(n * T)
+        writer.add_scalar("charts/decisions_per_s", sps, step)
+        writer.add_scalar("charts/mean_abs_game_points", float(np.abs(returns).mean()) if returns.size else 0.0, step)
+        for k, v in stats.items():
+            writer.add_scalar(f"losses/{k}", v, step)
+        if contract_log and update % 5 == 0:
+            _log_bids(writer, contract_log, step)
+            contract_log = []
+        if cfg.eval_every and update % cfg.eval_every == 0:
+            _evaluate(writer, net, rules, cfg, step)
+        if time.time() - last_ckpt > 60 * cfg.checkpoint_minutes:
+            checkpoint()
+            last_ckpt = time.time()
+    checkpoint()
+    bar.close()
+    writer.close()
+    signal.signal(signal.SIGINT, old_handler)
+    print(f"{'stopped' if stop['now'] else 'finished'}: {step} decisions; checkpoint {run / 'checkpoint.pt'}")
+    return 0
+
+
+def _ppo_update(net, opt, cfg: Config, data: dict, returns: np.ndarray, rng: np.random.Generator) -> dict:
+    size = len(returns)
+    if size < cfg.num_minibatches:
+        return {}
+    t = {k: torch.from_numpy(v) for k, v in data.items() if k in ("obs", "pobs", "mask", "action", "logp")}
+    ret = torch.from_numpy(returns.astype(np.float32))
+    mb = max(1, size // cfg.num_minibatches)
+    out = {}
+    for _ in range(cfg.update_epochs):
+        order = torch.from_numpy(rng.permutation(size))
+        for start in range(0, size, mb):
+            idx = order[start : start + mb]
+            logits = net.policy(t["obs"][idx], t["mask"][idx])
+            dist = torch.distributions.Categorical(logits=logits)
+            logp = dist.log_prob(t["action"][idx])
+            value = net.value(t["pobs"][idx])
+            adv = ret[idx] - value.detach()
+            adv = (adv - adv.mean()) / (adv.std(unbiased=False) + 1e-8)
+            ratio = (logp - t["logp"][idx]).exp()
+            pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+            v_loss = 0.5 * ((value - ret[idx]) ** 2).mean()
+            ent = dist.entropy().mean()  # masked actions have probability 0 and contribute 0
+            loss = pg + cfg.vf_coef * v_loss - cfg.ent_coef * ent
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            opt.step()
+            with torch.no_grad():
+                kl = ((ratio - 1) - (logp - t["logp"][idx])).mean()
+            out = {"policy_loss": pg.item(), "value_loss": v_loss.item(), "entropy": ent.item(), "approx_kl": kl.item()}
+    return out
+
+
+def _log_bids(writer, log, step) -> None:
+    contract, declarer, dealer, winner, _ = (np.concatenate(col) for col in zip(*log, strict=True))
+    for c in range(1, 4):
+        sel = contract == c
+        writer.add_scalar(f"bids/{CONTRACT_NAMES[c]}_frequency", float(sel.mean()), step)
+        if sel.any():
+            writer.add_scalar(f"bids/{CONTRACT_NAMES[c]}_success", float((winner[sel] == declarer[sel] % 2).mean()), step)
+        for rel in range(4):  # declarer's seat relative to the dealer (1 = la mano)
+            s2 = sel & ((declarer - dealer) % 4 == rel)
+            writer.add_scalar(f"bids/{CONTRACT_NAMES[c]}_by_seat_{rel}", float(s2.mean()), step)
+
+
+def _evaluate(writer, net, rules, cfg: Config, step: int) -> dict:
+    """Duplicate evaluation of the current policy against random and heuristic."""
+    import evaluate
+    from agents.torch_agent import TorchAgent
+
+    deals = evaluate.make_deals(cfg.eval_deals, 12345)
+    me = evaluate.Side("model", (TorchAgent(net), TorchAgent(net)))
+    out = {}
+    for opp in ("random", "heuristic"):
+        r = evaluate.evaluate_pair(me, evaluate.Side.from_spec(opp, 0), rules, deals, 0, 0)
+        gp = r["game_points_per_hand"]
+        writer.add_scalar(f"eval/vs_{opp}_game_points", gp["mean"], step)
+        writer.add_scalar(f"eval/vs_{opp}_ci_low", gp["ci95"][0], step)
+        writer.add_scalar(f"eval/vs_{opp}_ci_high", gp["ci95"][1], step)
+        out[opp] = gp
+    return out
+
+
+def _snapshot_env(env: VectorCuatrola) -> dict:
+    return {
+        "state": {k: v.copy() for k, v in vars(env.state).items()},
+        "rngs": [sh.rng.bit_generator.state for sh in env._shards],
+        "deals": [(sh.deals._masks.copy(), sh.deals._last.copy(), sh.deals._pos) for sh in env._shards],
+    }
+
+
+def _restore_env(env: VectorCuatrola, snap: dict) -> None:
+    for k, v in snap["state"].items():
+        getattr(env.state, k)[...] = v
+    for sh, st, (masks, last, pos) in zip(env._shards, snap["rngs"], snap["deals"], strict=True):
+        sh.rng.bit_generator.state = st
+        sh.deals._masks, sh.deals._last, sh.deals._pos = masks, last, pos
+    env._mask_cache = None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

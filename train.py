@@ -40,7 +40,7 @@ from cuatrola_env.rules import CONTRACT_NAMES
 
 @dataclasses.dataclass
 class Config:
-    exp_name: str = dataclasses.field(default="cuatrola_ppo", metadata={"help": "run name prefix (runs/<exp_name>_<seed>_<time>)"})
+    exp_name: str = dataclasses.field(default="cuatrola_ppo", metadata={"help": "run name prefix: runs/<exp_name>_<seed>_<time>"})
     seed: int = dataclasses.field(default=1, metadata={"help": "seed of torch, numpy and the deals"})
     rules: str = dataclasses.field(default="online", metadata={"help": "rules preset: online or traditional"})
     num_envs: int = dataclasses.field(default=1024, metadata={"help": "games stepped at once"})
@@ -180,7 +180,7 @@ def main(argv=None) -> int:
         buf = {k: [] for k in ("obs", "pobs", "mask", "action", "logp", "env", "uid", "seat")}
         for _ in range(T):
             obs = env.observe()
-            pobs = env.observe_perfect_information()
+            pobs = env.hidden_hands()  # the critic's extra input
             mask = env.action_mask
             with torch.no_grad():
                 logits = net.policy(torch.from_numpy(obs), torch.from_numpy(mask))
@@ -247,7 +247,7 @@ def _ppo_update(net, opt, cfg: Config, data: dict, returns: np.ndarray, rng: np.
             logits = net.policy(t["obs"][idx], t["mask"][idx])
             dist = torch.distributions.Categorical(logits=logits)
             logp = dist.log_prob(t["action"][idx])
-            value = net.value(t["pobs"][idx])
+            value = net.value(t["obs"][idx], t["pobs"][idx])
             adv = ret[idx] - value.detach()
             adv = (adv - adv.mean()) / (adv.std(unbiased=False) + 1e-8)
             ratio = (logp - t["logp"][idx]).exp()

@@ -29,7 +29,7 @@ def _mlp(inp: int, hidden: int, out: int, layers: int = 2) -> nn.Sequential:
 
 
 class PolicyValueNet(nn.Module):
-    """``policy(obs, mask) -> masked logits``; ``value(perfect_obs) -> value`` (training only)."""
+    """``policy(obs, mask) -> masked logits``; ``value(obs, hidden_hands) -> value`` (training only)."""
 
     def __init__(self, hidden: int = 256, layers: int = 2):
         super().__init__()
@@ -45,8 +45,9 @@ class PolicyValueNet(nn.Module):
         logits = self.policy_net(obs)
         return torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
 
-    def value(self, perfect_obs: torch.Tensor) -> torch.Tensor:
-        return self.value_net(perfect_obs).squeeze(-1)
+    def value(self, obs: torch.Tensor, hidden_hands: torch.Tensor) -> torch.Tensor:
+        """The critic: the observation plus every seat's hidden hand (training only)."""
+        return self.value_net(torch.cat([obs, hidden_hands], dim=-1)).squeeze(-1)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:  # for export: logits only
         return self.policy(obs, mask)

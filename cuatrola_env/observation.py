@@ -157,16 +157,22 @@ def observe(s: State, rules: Rules, seats: np.ndarray | None = None) -> np.ndarr
 PERFECT_INFO_DIM = OBS_DIM + NUM_SEATS * NUM_CARDS
 
 
-def observe_perfect_information(s: State, rules: Rules, seats: np.ndarray | None = None) -> np.ndarray:
-    """(N, PERFECT_INFO_DIM) float32: :func:`observe` followed by ``[rel seat, card]`` unplayed hands.
-
-    For critics and oracles during training only: it shows every hidden card. It is a
-    separate, explicitly named function so that it can never be mixed into the normal
-    observation by accident.
-    """
+def hidden_hands(s: State, seats: np.ndarray | None = None) -> np.ndarray:
+    """(N, 80) float32 ``[rel seat, card]``: every seat's unplayed hand. Shows hidden cards:
+    for critics and oracles in training only, never for a policy that plays."""
     n = s.num_games
     seat = (s.current if seats is None else np.asarray(seats)).astype(np.int8)
     rot = (np.arange(n) * NUM_SEATS)[:, None] + ((seat[:, None] + _R4) & 3)
     hands = s.hands.reshape(-1)[rot]
     bits = np.unpackbits(hands.view(np.uint8), bitorder="little").reshape(n, NUM_SEATS, 32)[:, :, :NUM_CARDS]
-    return np.concatenate([observe(s, rules, seat), bits.reshape(n, -1).astype(np.float32)], axis=1)
+    return bits.reshape(n, -1).astype(np.float32)
+
+
+def observe_perfect_information(s: State, rules: Rules, seats: np.ndarray | None = None) -> np.ndarray:
+    """(N, PERFECT_INFO_DIM) float32: :func:`observe` followed by :func:`hidden_hands`.
+
+    For critics and oracles during training only: it shows every hidden card. It is a
+    separate, explicitly named function so that it can never be mixed into the normal
+    observation by accident.
+    """
+    return np.concatenate([observe(s, rules, seats), hidden_hands(s, seats)], axis=1)

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import bitboards as bb
 from . import engine
-from .observation import OBS_DIM, observe, observe_perfect_information
+from .observation import OBS_DIM, hidden_hands, observe, observe_perfect_information
 from .rules import NUM_ACTIONS, NUM_SEATS, Rules, RulesLike, action_name, get_rules
 
 Mode = Literal["hand", "match"]
@@ -257,6 +257,12 @@ class VectorCuatrola:
         For critics and oracles in training only; never give it to a policy that plays.
         """
         return observe_perfect_information(self.state, self.rules, seats)
+
+    def hidden_hands(self, seats=None) -> np.ndarray:
+        """(num_envs, 80) float32: every seat's unplayed hand, seats relative to ``seats``
+        (default: the seats to act). The part of the perfect-information view that is
+        not in the observation; for critics in training only."""
+        return hidden_hands(self.state, seats)
 
     # ----------------------------------------------------------------------------- step
     def step(self, actions) -> tuple[np.ndarray, np.ndarray]:

@@ -117,15 +117,6 @@ class State:
     def copy(self) -> State:
         return State(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
 
-    def take(self, idx) -> State:
-        """A new State holding the games ``idx`` (copies)."""
-        return State(**{f.name: getattr(self, f.name)[idx].copy() for f in dataclasses.fields(self)})
-
-    def put(self, idx, other: State) -> None:
-        """Write the games of ``other`` into positions ``idx``."""
-        for f in dataclasses.fields(self):
-            getattr(self, f.name)[idx] = getattr(other, f.name)
-
 
 def new_state(n: int) -> State:
     """An all-empty state of ``n`` games (deal before use)."""
@@ -165,23 +156,6 @@ def _sorted_keys(rng: np.random.Generator, k: int) -> np.ndarray:
         again = np.flatnonzero(tie.any(axis=1))
         keys[again] = _sorted_keys(rng, again.size)
     return keys
-
-
-def random_permutations(rng: np.random.Generator, k: int) -> np.ndarray:
-    """(k, 20) int8 uniformly random permutations of the 20 card ids."""
-    return (_sorted_keys(rng, k) & U32(31)).astype(I8)
-
-
-def random_deals(rng: np.random.Generator, dealer: np.ndarray):
-    """Random deals for games with the given dealers.
-
-    Returns ``(hands (k, 4, 5) card ids in seat order, muestra (k,))``; the muestra is
-    the last of the dealer's five cards.
-    """
-    k = dealer.shape[0]
-    perm = random_permutations(rng, k)
-    hands = perm.reshape(k, NUM_SEATS, HAND_SIZE)
-    return hands, hands[np.arange(k), dealer, -1]
 
 
 def validate_deals(hands, dealer, muestra, n: int):
@@ -474,6 +448,6 @@ def seat_rewards(winner: np.ndarray, value) -> np.ndarray:
 
 
 __all__ = [
-    "State", "new_state", "random_deals", "validate_deals", "start_hand", "legal_action_mask",
+    "State", "new_state", "DealPool", "validate_deals", "start_hand", "legal_action_mask",
     "step", "hand_results", "seat_rewards", "BIDDING", "PLAYING", "DONE", "PASS", "SOLO", "CUATROLA", "QUINTOLA",
 ]

@@ -15,11 +15,9 @@ def _pimc(**kw):
 _pimc.OPTIONS = {"worlds": int, "seconds": float, "bid_worlds": int}
 
 def _model(path: str, seed=None):
-    from pathlib import Path
+    from .torch_agent import TorchAgent, load_policy  # torch only when a model is asked for
 
-    if not Path(path).is_file():
-        raise ValueError(f"model file not found: {path}")
-    raise ValueError(f"cannot load {path}: trained-model agents arrive with self-play training (not in this version)")
+    return TorchAgent(load_policy(path), seed=seed)
 
 
 _model.OPTIONS = {}

@@ -31,3 +31,28 @@ class TorchAgent(Agent):
             return logits.argmax(-1).tolist()
         probs = torch.softmax(logits / self.temperature, -1).numpy().astype(np.float64)
         return [int(self.rng.choice(len(p), p=p / p.sum())) for p in probs]
+
+
+def load_policy(path: str):
+    """The network of a training checkpoint (or a saved model with the same keys)."""
+    from pathlib import Path
+
+    from cuatrola_env.observation import OBS_VERSION
+
+    from .network import PolicyValueNet
+
+    if not Path(path).is_file():
+        raise ValueError(f"model file not found: {path}")
+    try:
+        ck = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as e:  # noqa: BLE001 - any unreadable file
+        raise ValueError(f"{path} is not a readable model: {e}") from None
+    if not isinstance(ck, dict) or "model" not in ck or "obs_version" not in ck:
+        raise ValueError(f"{path} is not a Cuatrola model (a checkpoint written by train.py)")
+    if ck["obs_version"] != OBS_VERSION:
+        raise ValueError(f"{path} expects observation version {ck['obs_version']}, this code builds {OBS_VERSION}")
+    cfg = ck.get("config", {})
+    net = PolicyValueNet(cfg.get("hidden", 256), cfg.get("layers", 2))
+    net.load_state_dict(ck["model"])
+    net.eval()
+    return net

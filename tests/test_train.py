@@ -73,3 +73,17 @@ def test_bad_config(tmp_path):
         train.parse_config(["--config", str(cfg)])
     with pytest.raises(ValueError, match="unknown rules preset"):
         train.parse_config(["--rules", "house"])
+
+
+def test_model_spec_plays_a_checkpoint(tmp_path):
+    from agents import make_agent, seat_view
+    from cuatrola_env.game import Game
+
+    train.main([*TINY, "--run-dir", str(tmp_path), "--total-decisions", "1024"])
+    agent = make_agent(f"model:{only_run(tmp_path) / 'checkpoint.pt'}")
+    g = Game(seed=0)
+    while not g.over:
+        g.step(agent.act(seat_view(g)))
+    (tmp_path / "junk.pt").write_text("x")
+    with pytest.raises(ValueError, match="not a readable model"):
+        make_agent(f"model:{tmp_path / 'junk.pt'}")

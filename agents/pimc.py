@@ -9,7 +9,8 @@ broken, for the defenders). For a bid it solves, in every world, the whole hand 
 contract it may bid (supposing the seats after it pass) and bids the one with the best
 expected game points. Options: ``worlds`` (default 32), ``seconds`` (a time budget per
 decision: sampling stops early when it runs out; 0 = none), ``bid_worlds`` (default
-``worlds``).
+``worlds``), ``bid_margin`` (subtracted from the solved chance of making a contract the agent
+would declare, against double-dummy optimism; default 0).
 """
 
 from __future__ import annotations
@@ -26,14 +27,16 @@ from .solver import Position
 
 
 class PIMCAgent(Agent):
-    OPTIONS = {"worlds": int, "seconds": float, "bid_worlds": int}
+    OPTIONS = {"worlds": int, "seconds": float, "bid_worlds": int, "bid_margin": float}
 
-    def __init__(self, seed: int | None = None, worlds: int = 32, seconds: float = 0.0, bid_worlds: int | None = None):
+    def __init__(self, seed: int | None = None, worlds: int = 32, seconds: float = 0.0, bid_worlds: int | None = None,
+                 bid_margin: float = 0.0):
         if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
         self.worlds = worlds
         self.seconds = seconds
         self.bid_worlds = worlds if bid_worlds is None else bid_worlds
+        self.bid_margin = bid_margin
         super().__init__(seed)
 
     def act(self, view: SeatView) -> int:
@@ -91,7 +94,7 @@ class PIMCAgent(Agent):
             sitter = (declarer + 2) % 4 if declarer >= 0 else -1
             leader = (mano + 1) % 4 if mano == sitter else mano
             value = CONTRACT_VALUE[contract]
-            total = 0.0
+            wins = 0
             for hands in worlds:
                 pos = Position(list(hands), leader, [], 0, 0, view.trump, sitter, contract, declarer, view.rules)
                 v = pos.solve()
@@ -100,8 +103,10 @@ class PIMCAgent(Agent):
                     won_team = (declarer & 1) if made else 1 - (declarer & 1)
                 elif contract == SOLO or contract == 0:
                     won_team = 0 if v > 0 else 1 if v < 0 else 0  # ties: an approximation
-                total += value if won_team == me else -value
-            mean = total / len(worlds)
+                wins += won_team == me
+            # double-dummy play flatters a declarer who bids: shade its chance by bid_margin
+            p = wins / len(worlds) - (self.bid_margin if declarer == view.seat and contract > 0 else 0.0)
+            mean = value * (2 * p - 1)
             if mean > best_value + 1e-9:
                 best, best_value = a, mean
         return best

@@ -12,7 +12,7 @@ def _pimc(**kw):
     return PIMCAgent(**kw)
 
 
-_pimc.OPTIONS = {"worlds": int, "seconds": float, "bid_worlds": int}
+_pimc.OPTIONS = {"worlds": int, "seconds": float, "bid_worlds": int, "bid_margin": float}
 
 def _model(path: str, seed=None):
     from .torch_agent import TorchAgent, load_policy  # torch only when a model is asked for

@@ -31,6 +31,7 @@ from cuatrola_env.rules import CARD_POINTS, CUATROLA, LAST_TRICK_BONUS, SOLO, Ru
 _POINTS = np.array(CARD_POINTS, dtype=np.int64)
 _SUIT = np.array([(0x1F << (5 * s)) for s in range(4)] + [0], dtype=np.int64)  # index 4: none
 CABALLOS = sum(1 << (5 * s + 1) for s in range(4))  # the caballo of every suit
+ALL = (1 << 20) - 1
 TT_BITS = 13
 EXACT, LOWER, UPPER = 0, 1, 2
 INF = 10_000
@@ -75,8 +76,11 @@ def _lowest_index(m):
 
 @njit(cache=False)  # a cached recursive function crashed numba 0.68 on reload: compile per process
 def _search(hands, seat, trick_len, led, best_led, best_trump, win_seat, trick_mask, trick_num, sung,
-            trump, sitter, contract, declarer, otw, mt, alpha, beta, tt_keys, tt_vals, tt_flags, points):
-    """Minimax value of the rest of the hand (see the module docstring), alpha-beta."""
+            trump, sitter, contract, declarer, otw, mt, alpha, beta, tt_keys, tt_vals, tt_flags, points, only=ALL):
+    """Minimax value of the rest of the hand (see the module docstring), alpha-beta.
+
+    ``only`` restricts the moves tried at this node (the root): the value of one card,
+    the trick it may complete included."""
     if trick_num == 5:
         return 0
     by_tricks = contract >= CUATROLA
@@ -84,7 +88,7 @@ def _search(hands, seat, trick_len, led, best_led, best_trump, win_seat, trick_m
     maximise = (seat & 1) == 0 if not by_tricks else (seat & 1) == (declarer & 1)
     key = -1
     slot = 0
-    if trick_len == 0:
+    if trick_len == 0 and only == ALL:
         remaining = hands[0] | hands[1] | hands[2] | hands[3]
         key = remaining | (seat << 20) | (sung << 22)
         slot = (key * 0x9E3779B1) & ((1 << TT_BITS) - 1)
@@ -100,7 +104,7 @@ def _search(hands, seat, trick_len, led, best_led, best_trump, win_seat, trick_m
     a0, b0 = alpha, beta
     best = -INF if maximise else INF
     hand = hands[seat]
-    moves = legal_cards(hand, trick_len, led, best_led, best_trump, trump, otw, mt)
+    moves = legal_cards(hand, trick_len, led, best_led, best_trump, trump, otw, mt) & only
     size = 3 if sitter >= 0 else 4
     c = 19
     while c >= 0:
@@ -238,9 +242,10 @@ class Position:
         return int(legal_cards(self.hands[self.seat], len(self.trick), led, best_led, best_trump, self.trump,
                                self.rules.overtake_when_trumped, self.rules.must_trump))
 
-    def solve(self, tt=None) -> int:
+    def solve(self, tt=None, only: int = ALL) -> int:
         """The exact value (see the module docstring). ``tt`` (from :func:`new_table`) may be
-        shared between positions of the same deal, contract and rules."""
+        shared between positions of the same deal, contract and rules; ``only`` restricts
+        the first move to these cards."""
         led, best_led, best_trump, win, mask = self._trick_state()
         hands = np.array(self.hands, dtype=np.int64)
         tt_keys, tt_vals, tt_flags = new_table() if tt is None else tt
@@ -248,13 +253,14 @@ class Position:
         return int(_search(hands, self.seat, len(self.trick), led, best_led, best_trump, win, mask, self.trick_num,
                            sung_suits, self.trump, self.sitter, self.contract, self.declarer,
                            self.rules.overtake_when_trumped, self.rules.must_trump, -INF, INF,
-                           tt_keys, tt_vals, tt_flags, _POINTS))
+                           tt_keys, tt_vals, tt_flags, _POINTS, only))
 
     def move_values(self) -> dict[int, int]:
-        """The exact value after each legal card, one shared transposition table."""
+        """The exact value of playing each legal card now (the trick it completes included),
+        one transposition table shared between them."""
         tt = new_table()
         legal = self.legal()
-        return {c: self.play(c, check=False).solve(tt) for c in range(20) if legal >> c & 1}
+        return {c: self.solve(tt, only=1 << c) for c in range(20) if legal >> c & 1}
 
     def play(self, card: int, check: bool = True) -> Position:
         """The position after ``card`` (a new object; self is unchanged)."""

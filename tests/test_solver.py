@@ -94,3 +94,27 @@ def test_trick_contract_outcomes_match_exhaustive_minimax(bids, tricks):
         assert full >= engine, "playing on after a certain result can only add tricks"
         checked += 1
     assert checked >= 5
+
+
+def test_move_values_count_the_trick_they_complete():
+    """The value of each card equals the exhaustive value of the position after it, plus
+    what that card's trick scores (a bug once dropped the completed trick)."""
+    checked = 0
+    for seed in range(40):
+        g = random_position(seed, [20] * 4, 3)
+        if g.over or g.single.trick_num != 3:
+            continue
+        rng = np.random.default_rng(seed)
+        while g.single.trick_len < 3:  # the last seat of the trick is to play
+            g.step(int(rng.choice(g.legal_actions())))
+        values = Position.from_game(g).move_values()
+        for card, v in values.items():
+            h = copy.deepcopy(g)
+            before = list(h.single.points)
+            h.step(card)
+            after = h.last_result["points"] if h.over else h.single.points
+            gain = (after[0] - before[0]) - (after[1] - before[1])
+            rest = 0 if h.over else exhaustive(h, False, lambda p: (p & 1) == 0)
+            assert v == gain + rest, f"seed {seed}, card {card}"
+        checked += 1
+    assert checked >= 10

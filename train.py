@@ -53,6 +53,8 @@ class Config:
     ent_coef: float = dataclasses.field(default=0.01, metadata={"help": "entropy bonus"})
     vf_coef: float = dataclasses.field(default=0.5, metadata={"help": "value loss weight"})
     max_grad_norm: float = dataclasses.field(default=0.5, metadata={"help": "gradient clipping"})
+    heuristic_frac: float = dataclasses.field(
+        default=0.5, metadata={"help": "share of games where one team is the heuristic bot (the other the learner)"})
     hidden: int = dataclasses.field(default=256, metadata={"help": "hidden units per layer"})
     layers: int = dataclasses.field(default=2, metadata={"help": "hidden layers"})
     eval_every: int = dataclasses.field(default=25, metadata={"help": "evaluate every N updates (0: never)"})
@@ -174,10 +176,15 @@ def main(argv=None) -> int:
     result_uid = np.full((cfg.num_envs, ring), -1, dtype=np.int64)
     contract_log = []
     n, T = cfg.num_envs, cfg.num_steps
+    from agents import batch_views
+    from agents.heuristic import HeuristicAgent
+
+    heuristic = HeuristicAgent()
+    vs_heuristic = np.arange(n) < int(round(cfg.heuristic_frac * n))  # these games seat the heuristic
     while step < cfg.total_decisions and not stop["now"]:
         t0 = time.perf_counter()
         # ---- rollout: every acting seat of every game, batched ------------------------------
-        buf = {k: [] for k in ("obs", "pobs", "mask", "action", "logp", "env", "uid", "seat")}
+        buf = {k: [] for k in ("obs", "pobs", "mask", "action", "logp", "env", "uid", "seat", "learn")}
         for _ in range(T):
             obs = env.observe()
             pobs = env.hidden_hands()  # the critic's extra input
@@ -188,10 +195,18 @@ def main(argv=None) -> int:
                 action = dist.sample()
                 logp = dist.log_prob(action)
             seat = env.current_player.astype(np.int64)
-            for k, v in (("obs", obs), ("pobs", pobs), ("mask", mask), ("action", action.numpy()),
-                         ("logp", logp.numpy()), ("env", np.arange(n)), ("uid", hand_uid.copy()), ("seat", seat)):
+            # the heuristic's team alternates hand by hand, so the learner plays every seat
+            heur = np.flatnonzero(vs_heuristic & ((seat & 1) == ((hand_uid + np.arange(n)) & 1)))
+            actions = action.numpy().copy()
+            if heur.size:
+                actions[heur] = heuristic.act_batch(batch_views(env, heur, obs=obs[heur]))
+            learn = np.ones(n, dtype=bool)
+            learn[heur] = False
+            for k, v in (("obs", obs), ("pobs", pobs), ("mask", mask), ("action", actions),
+                         ("logp", logp.numpy()), ("env", np.arange(n)), ("uid", hand_uid.copy()), ("seat", seat),
+                         ("learn", learn)):
                 buf[k].append(v)
-            rewards, done = env.step(action.numpy())
+            rewards, done = env.step(actions)
             ended = np.flatnonzero(done)
             if ended.size:
                 results[ended, hand_uid[ended] % ring] = rewards[ended]
@@ -204,7 +219,8 @@ def main(argv=None) -> int:
             batch = {k: np.concatenate([pending[k], batch[k]]) for k in batch}
         finished = result_uid[batch["env"], batch["uid"] % ring] == batch["uid"]
         pending = {k: v[~finished] for k, v in batch.items()}
-        data = {k: v[finished] for k, v in batch.items()}
+        use = finished & batch["learn"]  # the heuristic's own decisions are not learned from
+        data = {k: v[use] for k, v in batch.items()}
         returns = results[data["env"], data["uid"] % ring, data["seat"]]
         step += n * T
         # ---- PPO update -------------------------------------------------------------------

@@ -4,6 +4,6 @@
 >>> bot = make_agent("heuristic")
 """
 
-from .base import Agent, SeatView, make_agent, parse_spec, seat_view
+from .base import Agent, SeatView, batch_views, make_agent, parse_spec, seat_view
 
-__all__ = ["Agent", "SeatView", "make_agent", "parse_spec", "seat_view"]
+__all__ = ["Agent", "SeatView", "batch_views", "make_agent", "parse_spec", "seat_view"]

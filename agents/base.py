@@ -51,7 +51,9 @@ class SeatView:
     points: tuple[int, int]  #: team points so far this hand (cards + cantes + last trick)
     sung: int  #: caballo bit of each suit sung
     score: tuple[int, int]  #: match score
+    played: int = 0  #: every card played so far this hand
     _game: Game = dataclasses.field(repr=False, compare=False, default=None)
+    _obs: np.ndarray | None = dataclasses.field(repr=False, compare=False, default=None)
 
     @property
     def mano(self) -> int:
@@ -68,16 +70,7 @@ class SeatView:
     @cached_property
     def observation(self) -> np.ndarray:
         """The seat's observation vector (``cuatrola_env.observation``), built on first use."""
-        return self._game.observe(self.seat)
-
-    @property
-    def played(self) -> int:
-        """Every card played so far this hand."""
-        m = 0
-        for _, a in self.history:
-            if a < 20:
-                m |= 1 << a
-        return m
+        return self._obs if self._obs is not None else self._game.observe(self.seat)
 
 
 def seat_view(game: Game, seat: int | None = None) -> SeatView:
@@ -109,8 +102,47 @@ def seat_view(game: Game, seat: int | None = None) -> SeatView:
         points=(g.points[0], g.points[1]),
         sung=g.sung,
         score=(g.score[0], g.score[1]),
+        played=g.played,
         _game=game,
     )
+
+
+def batch_views(env, games, legal_bits=None, obs=None) -> list[SeatView]:
+    """Views of the seats to act in games ``games`` of a :class:`~cuatrola_env.VectorCuatrola`.
+
+    The batched state keeps no decision history, so ``history`` is empty; everything else
+    (hand, trick in play in order, played cards, bids, contract, points) is filled in.
+    ``obs`` (rows for ``games``) may be given to avoid rebuilding observations.
+    """
+    s = env.state
+    bits = env.legal_bits if legal_bits is None else legal_bits
+    out = []
+    for k, i in enumerate(games):
+        i = int(i)
+        seat = int(s.current[i])
+        t = min(int(s.trick_num[i]), 4)
+        trick = ()
+        if s.trick_len[i]:
+            in_trick = int(s.trick_played[i, t])
+            leader, sitter = int(s.leaders[i, t]), int(s.sitter[i])
+            order, p = [], leader
+            for _ in range(int(s.trick_len[i])):
+                order.append(p)
+                p = (p + 1) & 3
+                if p == sitter:
+                    p = (p + 1) & 3
+            trick = tuple((p, (int(s.seat_played[i, p]) & in_trick).bit_length() - 1) for p in order)
+        out.append(SeatView(
+            seat=seat, rules=env.rules, hand=int(s.hands[i, seat]), legal=int(bits[i]), phase=int(s.phase[i]),
+            dealer=int(s.dealer[i]), muestra=int(s.muestra[i]), trump=int(s.trump[i]),
+            muestra_held=not (int(s.played[i]) >> int(s.muestra[i])) & 1, bids=tuple(int(b) for b in s.bids[i]),
+            contract=int(s.contract[i]), declarer=int(s.declarer[i]), sitter=int(s.sitter[i]), history=(),
+            trick=trick, trick_num=int(s.trick_num[i]), tricks_won=tuple(int(x) for x in s.tricks_won[i]),
+            points=(int(s.points[i, 0]), int(s.points[i, 1])), sung=int(s.sung[i]),
+            score=(int(s.score[i, 0]), int(s.score[i, 1])), played=int(s.played[i]),
+            _obs=None if obs is None else obs[k],
+        ))
+    return out
 
 
 class Agent:

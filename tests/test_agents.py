@@ -117,3 +117,37 @@ def test_belief_never_gives_a_void_seat_that_suit():
     for world in sample_worlds(v, 200, np.random.default_rng(1)):
         assert world[3] & oros == 0, "seat 3 is void in oros"
         assert world[3] >> cid("Ab") & 1, "the dealer still holds the muestra"
+
+
+def test_batch_views_match_single_game_views():
+    """A view built from the batched engine equals the one built from a Game (history aside)."""
+    from helpers import draw_deals
+
+    from agents import batch_views
+    from cuatrola_env import VectorCuatrola
+
+    n = 40
+    rng = np.random.default_rng(2)
+    hands, dealer, muestra = draw_deals(rng, n)
+    env = VectorCuatrola(num_envs=n, autoreset=False)
+    env.reset(hands=hands, dealer=dealer, muestra=muestra)
+    games = []
+    for i in range(n):
+        g = Game()
+        g.reset(hands=hands[i], dealer=int(dealer[i]), muestra=int(muestra[i]))
+        games.append(g)
+    skip = {"history", "_game", "_obs"}
+    for _ in range(24):
+        live = [i for i in range(n) if not games[i].over]
+        if not live:
+            break
+        views = batch_views(env, live)
+        actions = np.full(n, 20)
+        for v, i in zip(views, live, strict=True):
+            ref = seat_view(games[i])
+            for f in ref.__dataclass_fields__:
+                if f not in skip:
+                    assert getattr(v, f) == getattr(ref, f), f"game {i}: {f}"
+            actions[i] = int(rng.choice(ref.legal_actions))
+            games[i].step(int(actions[i]))
+        env.step(actions)

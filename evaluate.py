@@ -270,7 +270,8 @@ def draw_png(path: Path, names: list[str], results: list[dict], ratings: dict) -
     for i in range(k):
         for j in range(k):
             if np.isfinite(m[i, j]):
-                ax1.text(j, i, f"{m[i, j]:+.2f}", ha="center", va="center", fontsize=9)
+                dark = abs(m[i, j]) > 0.6 * lim
+                ax1.text(j, i, f"{m[i, j]:+.2f}", ha="center", va="center", fontsize=9, color="white" if dark else "black")
     ax1.set_title("game points / hand, row vs column", fontsize=10)
     fig.colorbar(im, ax=ax1, shrink=0.8)
     order = sorted(names, key=lambda nm: ratings[nm]["rating"])

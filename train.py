@@ -33,8 +33,11 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 
 from agents.network import PolicyValueNet
+from agents.torch_agent import CheckpointError, read_checkpoint
 from cuatrola_env import VectorCuatrola, get_rules
 from cuatrola_env.observation import OBS_VERSION
+
+__all__ = ["Config", "CheckpointError", "load_checkpoint", "main", "parse_config"]
 from cuatrola_env.rules import CONTRACT_NAMES
 
 
@@ -89,10 +92,6 @@ def parse_config(argv=None) -> tuple[Config, str | None]:
     return cfg, a.resume
 
 
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be used with this code or these rules."""
-
-
 def save_checkpoint(path: Path, payload: dict) -> None:
     """Atomic write: a temporary file in the same folder, then a rename."""
     tmp = path.with_suffix(".tmp")
@@ -101,21 +100,8 @@ def save_checkpoint(path: Path, payload: dict) -> None:
 
 
 def load_checkpoint(path: str, rules_name: str | None = None) -> dict:
-    if not Path(path).is_file():
-        raise CheckpointError(f"no checkpoint at {path}")
-    try:
-        ck = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as e:  # noqa: BLE001 - any unreadable file
-        raise CheckpointError(f"{path} is not a readable checkpoint: {e}") from None
-    if not isinstance(ck, dict) or "obs_version" not in ck:
-        raise CheckpointError(f"{path} is not a Cuatrola training checkpoint")
-    if ck["obs_version"] != OBS_VERSION:
-        raise CheckpointError(
-            f"{path} was trained on observation version {ck['obs_version']}, this code builds version {OBS_VERSION}"
-        )
-    if rules_name is not None and ck["rules"]["name"] != rules_name:
-        raise CheckpointError(f"{path} was trained with rules {ck['rules']['name']!r}, not {rules_name!r}")
-    return ck
+    """A checkpoint to resume from; :class:`CheckpointError` says why one does not fit."""
+    return read_checkpoint(path, rules_name)
 
 
 def main(argv=None) -> int:

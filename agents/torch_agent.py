@@ -33,24 +33,38 @@ class TorchAgent(Agent):
         return [int(self.rng.choice(len(p), p=p / p.sum())) for p in probs]
 
 
-def load_policy(path: str):
-    """The network of a training checkpoint (or a saved model with the same keys)."""
+class CheckpointError(ValueError):
+    """A checkpoint or model file that cannot be used with this code (or these rules)."""
+
+
+def read_checkpoint(path: str, rules_name: str | None = None) -> dict:
+    """Read a checkpoint written by train.py and check it fits this code (and ``rules_name``)."""
     from pathlib import Path
 
     from cuatrola_env.observation import OBS_VERSION
 
-    from .network import PolicyValueNet
-
     if not Path(path).is_file():
-        raise ValueError(f"model file not found: {path}")
+        raise CheckpointError(f"no checkpoint or model file at {path}")
     try:
         ck = torch.load(path, map_location="cpu", weights_only=False)
     except Exception as e:  # noqa: BLE001 - any unreadable file
-        raise ValueError(f"{path} is not a readable model: {e}") from None
+        raise CheckpointError(f"{path} is not a readable checkpoint: {e}") from None
     if not isinstance(ck, dict) or "model" not in ck or "obs_version" not in ck:
-        raise ValueError(f"{path} is not a Cuatrola model (a checkpoint written by train.py)")
+        raise CheckpointError(f"{path} is not a Cuatrola checkpoint (one written by train.py)")
     if ck["obs_version"] != OBS_VERSION:
-        raise ValueError(f"{path} expects observation version {ck['obs_version']}, this code builds {OBS_VERSION}")
+        raise CheckpointError(
+            f"{path} was trained on observation version {ck['obs_version']}, this code builds version {OBS_VERSION}"
+        )
+    if rules_name is not None and ck["rules"]["name"] != rules_name:
+        raise CheckpointError(f"{path} was trained with rules {ck['rules']['name']!r}, not {rules_name!r}")
+    return ck
+
+
+def load_policy(path: str):
+    """The network of a training checkpoint, ready to play."""
+    from .network import PolicyValueNet
+
+    ck = read_checkpoint(path)
     cfg = ck.get("config", {})
     net = PolicyValueNet(cfg.get("hidden", 256), cfg.get("layers", 2))
     net.load_state_dict(ck["model"])

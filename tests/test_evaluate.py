@@ -52,7 +52,7 @@ def test_paired_statistics():
     [
         (["heuristic", "herustic"], "unknown agent 'herustic'"),
         (["heuristic", "pimc:worlds=0"], "worlds must be at least 1"),
-        (["heuristic", "model:/no/such/model.onnx"], "model file not found"),
+        (["heuristic", "model:/no/such/model.onnx"], "no checkpoint or model file at"),
         (["heuristic", "random", "--rules", "house"], "unknown rules preset 'house'"),
         (["heuristic", "a+b+c"], "SPEC or SPEC\\+SPEC"),
     ],

@@ -46,14 +46,14 @@ def test_resume_continues_exactly(tmp_path):
 
 
 def test_checkpoint_errors(tmp_path):
-    with pytest.raises(train.CheckpointError, match="no checkpoint at"):
+    with pytest.raises(train.CheckpointError, match="no checkpoint or model file at"):
         train.load_checkpoint(str(tmp_path / "missing.pt"))
     bad = tmp_path / "bad.pt"
     bad.write_text("not a checkpoint")
     with pytest.raises(train.CheckpointError, match="not a readable checkpoint"):
         train.load_checkpoint(str(bad))
     torch.save({"model": {}}, tmp_path / "other.pt")
-    with pytest.raises(train.CheckpointError, match="not a Cuatrola training checkpoint"):
+    with pytest.raises(train.CheckpointError, match="not a Cuatrola checkpoint"):
         train.load_checkpoint(str(tmp_path / "other.pt"))
     train.main([*TINY, "--run-dir", str(tmp_path / "r"), "--total-decisions", "1024"])
     path = only_run(tmp_path / "r") / "checkpoint.pt"
@@ -85,5 +85,5 @@ def test_model_spec_plays_a_checkpoint(tmp_path):
     while not g.over:
         g.step(agent.act(seat_view(g)))
     (tmp_path / "junk.pt").write_text("x")
-    with pytest.raises(ValueError, match="not a readable model"):
+    with pytest.raises(ValueError, match="not a readable checkpoint"):
         make_agent(f"model:{tmp_path / 'junk.pt'}")

@@ -11,8 +11,8 @@ every action of each hand, and each hand's result) and turns arrays into plain v
 True
 >>> while not g.over:
 ...     rewards, done = g.step(g.legal_actions()[0])
->>> g.record()["hands"][0]["result"]["contract"]
-'quintola'
+>>> g.record()["hands"][0]["result"]["contract"]     # the first legal action of a bid is pass
+'pass'
 """
 
 from __future__ import annotations

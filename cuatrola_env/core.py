@@ -24,7 +24,6 @@ from . import bitboards as bb
 from .rules import (
     CANTE_PLAIN,
     CANTE_TRUMP,
-    CARD_POINTS,
     CONTRACT_VALUE,
     CUATROLA,
     LAST_TRICK_BONUS,
@@ -45,8 +44,7 @@ _BIDS_FIT = [(1 << NUM_CARDS) | sum(1 << (NUM_CARDS + b) for b in (1, 2, 3) if C
 #: SUIT_OR_NONE[s]: the suit's mask; index -1 (no suit led yet) gives 0
 _SUIT_OR_NONE = [int(m) for m in bb.SUIT_MASK] + [0]
 _CABALLO_OF_SUIT = [1 << (NUM_RANKS * s + 1) for s in range(4)]
-_PTS_LO = [sum(int(CARD_POINTS[b]) for b in range(10) if i >> b & 1) for i in range(1 << 10)]
-_PTS_HI = [sum(int(CARD_POINTS[b + 10]) for b in range(10) if i >> b & 1) for i in range(1 << 10)]
+_PTS_LO, _PTS_HI = bb._PTS_LO.tolist(), bb._PTS_HI.tolist()  # the bitboards tables as Python ints
 
 
 @dataclasses.dataclass(frozen=True)

@@ -29,7 +29,6 @@ from .vector import Mode
 
 RECORD_FORMAT = "cuatrola-record"
 RECORD_VERSION = 1
-_ACTION_BITS = np.arange(NUM_ACTIONS, dtype=np.uint32)
 
 
 class Game:
@@ -117,7 +116,8 @@ class Game:
 
     def legal_mask_int8(self) -> np.ndarray:
         """(24,) int8 0/1 mask of the legal actions (PettingZoo's ``action_mask`` format)."""
-        return ((np.uint32(self._legal()) >> _ACTION_BITS) & np.uint32(1)).astype(np.int8)
+        raw = np.frombuffer(self._legal().to_bytes(4, "little"), np.uint8)
+        return np.unpackbits(raw, bitorder="little")[:NUM_ACTIONS].view(np.int8)
 
     def _legal(self) -> int:
         """The 24-bit legal mask, computed once per decision."""

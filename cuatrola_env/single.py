@@ -18,8 +18,6 @@ from .observation import OBS_DIM, OFFSETS
 from .rules import NUM_CARDS, NUM_SEATS, NUM_TRICKS, Rules
 
 _O = {name: sl.start for name, sl in OFFSETS.items()}
-#: the first 20 of every 32 unpacked bits: the 14 card-mask views, 280 columns
-_BIT_COLUMNS = (np.arange(14)[:, None] * 32 + np.arange(NUM_CARDS)).reshape(-1)
 _SCALAR_AT = np.r_[OFFSETS["tricks_won"], OFFSETS["points"], OFFSETS["score"], OFFSETS["target"]]
 _ROT = [tuple((seat + r) & 3 for r in range(4)) for seat in range(4)]
 _MUESTRA, _TRUMP, _DEALER, _MANO, _CONTRACT = (_O[k] for k in ("muestra", "trump", "dealer", "mano", "contract"))
@@ -181,9 +179,14 @@ class SingleGame:
         sp = self.seat_played
         cur = self.trick_played[self.trick_num] if self.trick_len > 0 else 0  # trick_num < 5 mid-trick
         p0, p1, p2, p3 = sp[r0], sp[r1], sp[r2], sp[r3]
-        masks = [self.hands[seat], p0, p1, p2, p3, *self.trick_played, p0 & cur, p1 & cur, p2 & cur, p3 & cur]
-        bits = np.unpackbits(np.array(masks, dtype="<u4").view(np.uint8), bitorder="little")
-        out[:280] = bits[_BIT_COLUMNS]
+        # the 14 card-mask views as one 280-bit integer, 20 bits each, unpacked in one call
+        tp = self.trick_played
+        stream = (
+            self.hands[seat] | p0 << 20 | p1 << 40 | p2 << 60 | p3 << 80 | tp[0] << 100 | tp[1] << 120
+            | tp[2] << 140 | tp[3] << 160 | tp[4] << 180 | (p0 & cur) << 200 | (p1 & cur) << 220
+            | (p2 & cur) << 240 | (p3 & cur) << 260
+        )
+        out[:280] = np.unpackbits(np.frombuffer(stream.to_bytes(35, "little"), np.uint8), bitorder="little")
         b = self.bids
         dealer = self.dealer
         ones = [

@@ -22,6 +22,8 @@ Card play:
 
 from __future__ import annotations
 
+from cuatrola_env import core
+from cuatrola_env.core import PY
 from cuatrola_env.rules import CUATROLA, NUM_RANKS, RANK_POINTS, SOLO
 
 from .base import Agent, SeatView
@@ -39,23 +41,6 @@ def rank(c: int) -> int:
 
 def cards(mask: int) -> list[int]:
     return [c for c in range(20) if mask >> c & 1]
-
-
-def beats(card: int, best: int, led: int, trump: int) -> bool:
-    """Does ``card`` beat ``best`` (the card winning the trick so far)?"""
-    if suit(card) == suit(best):
-        return rank(card) > rank(best)
-    return suit(card) == trump
-
-
-def trick_winner(trick, trump: int) -> tuple[int, int]:
-    """(seat, card) winning a partial trick."""
-    led = suit(trick[0][1])
-    best = trick[0]
-    for s, c in trick[1:]:
-        if beats(c, best[1], led, trump):
-            best = (s, c)
-    return best
 
 
 class HeuristicAgent(Agent):
@@ -117,12 +102,14 @@ class HeuristicAgent(Agent):
         if not view.trick:
             return self._lead(view, legal, cheap)
         me, partner = view.seat, view.seat ^ 2
-        win_seat, win_card = trick_winner(view.trick, trump)
+        led, best_led, best_trump, win_seat = core.trick_state(view.trick, trump)
+        win_card = best_trump if best_trump >= 0 else best_led
         playing = 3 if view.sitter >= 0 else 4
         last = len(view.trick) == playing - 1
         tricks_matter = view.contract >= CUATROLA
         trick_points = sum(RANK_POINTS[rank(c)] for _, c in view.trick)
-        winners = [c for c in legal if beats(c, win_card, suit(view.trick[0][1]), trump)]
+        n = len(view.trick)  # the cards that would take the trick, by the engine's own rule
+        winners = [c for c in legal if core.play(PY, c, me, True, n, led, best_led, best_trump, win_seat, trump)[3] == me]
         if win_seat == partner:
             holds = last or suit(win_card) == trump or rank(win_card) == AS or self._is_top(win_card, view)
             if holds and not tricks_matter:

@@ -25,7 +25,7 @@ import dataclasses
 import numpy as np
 from numba import njit
 
-from cuatrola_env.core import CANTE_PLAIN, CANTE_TRUMP
+from cuatrola_env.core import CANTE_PLAIN, CANTE_TRUMP, trick_state
 from cuatrola_env.rules import CARD_POINTS, CUATROLA, LAST_TRICK_BONUS, SOLO, Rules
 
 _POINTS = np.array(CARD_POINTS, dtype=np.int64)
@@ -220,22 +220,8 @@ class Position:
         return cls(list(g.hands), g.current, trick, g.trick_num, g.sung, g.trump, g.sitter, g.contract, g.declarer, game.rules)
 
     def _trick_state(self):
-        led = best_led = best_trump = win = -1
-        mask = 0
-        for s, c in self.trick:
-            suit = c // 5
-            if led < 0:
-                led = suit
-            beats = suit == led and c > best_led
-            new_trump = suit == self.trump and led != self.trump and c > best_trump
-            if new_trump or (beats and best_trump < 0):
-                win = s
-            if beats:
-                best_led = c
-            if new_trump:
-                best_trump = c
-            mask |= 1 << c
-        return led, best_led, best_trump, win, mask
+        led, best_led, best_trump, win = trick_state(self.trick, self.trump)
+        return led, best_led, best_trump, win, sum(1 << c for _, c in self.trick)
 
     def legal(self) -> int:
         led, best_led, best_trump, _, _ = self._trick_state()
@@ -261,19 +247,3 @@ class Position:
         tt = new_table()
         legal = self.legal()
         return {c: self.solve(tt, only=1 << c) for c in range(20) if legal >> c & 1}
-
-    def play(self, card: int, check: bool = True) -> Position:
-        """The position after ``card`` (a new object; self is unchanged)."""
-        if check and not self.legal() >> card & 1:
-            raise ValueError(f"card {card} is not legal in this position")
-        p = dataclasses.replace(self, hands=list(self.hands), trick=list(self.trick))
-        p.hands[self.seat] &= ~(1 << card)
-        p.trick.append((self.seat, card))
-        size = 3 if self.sitter >= 0 else 4
-        if len(p.trick) < size:
-            nxt = (self.seat + 1) & 3
-            p.seat = (nxt + 1) & 3 if nxt == self.sitter else nxt
-            return p
-        _, _, _, win, _ = p._trick_state()
-        p.seat, p.trick, p.trick_num = win, [], self.trick_num + 1
-        return p

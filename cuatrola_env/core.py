@@ -169,6 +169,15 @@ def play(K: Kit, card, seat, playing, trick_len, led, best_led, best_trump, win_
     return led, K.where(beats_led, card, best_led), K.where(new_trump, card, best_trump), K.where(takes, seat, win_seat)
 
 
+def trick_state(trick, trump: int) -> tuple[int, int, int, int]:
+    """(led, best_led, best_trump, win_seat) of one game's trick given as (seat, card) pairs in
+    play order: :func:`play` folded over it, on Python ints."""
+    led = best_led = best_trump = win_seat = -1
+    for k, (seat, card) in enumerate(trick):
+        led, best_led, best_trump, win_seat = play(PY, card, seat, True, k, led, best_led, best_trump, win_seat, trump)
+    return led, best_led, best_trump, win_seat
+
+
 def next_seat(K: Kit, seat, sitter):
     """The next seat in play order that plays this hand."""
     nxt = (seat + 1) & 3

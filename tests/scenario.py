@@ -65,6 +65,3 @@ class Scenario:
             if self.env.last_results:
                 self.results = {k: v[0] for k, v in self.env.last_results.items()}
         return self
-
-    def bid_all(self, *bids: str):
-        return self.play(*bids)

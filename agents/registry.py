@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from .base import Agent
 from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
 
@@ -22,9 +25,32 @@ def _model(path: str, seed=None):
 
 _model.OPTIONS = {}
 
+
+class BotAgent(Agent):
+    """The torch-free ONNX bot (:class:`cuatrola_env.bot.Bot`) as an agent: ``bot:level=strong``,
+    ``bot:path=models/cuatrola.onnx,level=easy``."""
+
+    OPTIONS = {"path": str, "level": str}
+
+    def __init__(self, seed=None, path: str = "models/cuatrola.onnx", level: str = "expert"):
+        from cuatrola_env.bot import Bot
+
+        super().__init__(seed)
+        self.bot = Bot.load(path, level=level)
+
+    def act(self, view):
+        return self.act_batch([view])[0]
+
+    def act_batch(self, views):
+        obs = np.stack([v.observation for v in views])
+        mask = np.stack([v.legal_mask for v in views])
+        return self.bot.choose(obs, mask, self.rng).tolist()
+
+
 AGENTS = {
     "random": RandomAgent,
     "heuristic": HeuristicAgent,
     "pimc": _pimc,
     "model": _model,
+    "bot": BotAgent,
 }

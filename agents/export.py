@@ -1,0 +1,155 @@
+"""Export a trained policy to ONNX, with a JSON card beside it.
+
+    python -m agents.export runs/NAME/checkpoint.pt --out models/cuatrola.onnx
+
+The ONNX graph has two inputs, ``observation`` float32 [N, OBS_DIM] and ``action_mask``
+bool [N, 24] (dynamic batch N), and one output, ``logits`` float32 [N, 24] with illegal
+actions at ``MASKED_LOGIT`` (-1e9). Only the policy is exported: the perfect-information
+critic is a training aid and never plays. The card (``models/cuatrola.json`` beside
+``models/cuatrola.onnx``) records the observation version, the rules preset, the
+training summary (config, decisions, updates) and the SHA-256 of the ONNX file; the
+torch-free :class:`cuatrola_env.bot.Bot` refuses a model whose card does not fit.
+
+``--check N`` (default 10,000) compares onnxruntime with PyTorch on N observations from
+real games (random play) and fails unless every logit agrees within 1e-5 and the greedy
+actions are the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from cuatrola_env.observation import OBS_DIM, OBS_VERSION
+from cuatrola_env.rules import NUM_ACTIONS
+
+from .torch_agent import read_checkpoint
+
+CARD_FORMAT = "cuatrola-onnx-card"
+CARD_VERSION = 1
+
+
+class _Policy(torch.nn.Module):
+    """The policy half of a :class:`~agents.network.PolicyValueNet` (what gets exported)."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
+        return self.net.policy(observation, action_mask)
+
+
+def sample_observations(n: int, rules: str = "online", seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` (observation, legal mask) pairs from real games played at random."""
+    from cuatrola_env import VectorCuatrola
+
+    env = VectorCuatrola(num_envs=min(n, 1024), rules=rules, seed=seed)
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    total = 0
+    while total < n:
+        obs.append(env.observe())
+        masks.append(env.action_mask.copy())
+        total += env.num_envs
+        p = rng.random(env.action_mask.shape) * env.action_mask
+        env.step(p.argmax(1))
+    return np.concatenate(obs)[:n], np.concatenate(masks)[:n]
+
+
+def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
+    """Write ``out`` (ONNX) and its card (``.json`` beside it); return the card."""
+    from .torch_agent import load_policy
+
+    ck = read_checkpoint(checkpoint)
+    net = load_policy(checkpoint)
+    out_path = Path(out)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    model = _Policy(net).eval()
+    example = (torch.zeros(2, OBS_DIM), torch.ones(2, NUM_ACTIONS, dtype=torch.bool))
+    tmp = out_path.with_suffix(".onnx.tmp")
+    with warnings.catch_warnings():  # the TorchScript exporter: plain MLPs need nothing newer
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(
+            model, example, str(tmp), input_names=["observation", "action_mask"], output_names=["logits"],
+            dynamic_axes={"observation": {0: "N"}, "action_mask": {0: "N"}, "logits": {0: "N"}},
+            opset_version=17, dynamo=False,
+        )
+    tmp.replace(out_path)
+    cfg = ck.get("config", {})
+    card = {
+        "format": CARD_FORMAT,
+        "version": CARD_VERSION,
+        "model": out_path.name,
+        "sha256": hashlib.sha256(out_path.read_bytes()).hexdigest(),
+        "obs_version": OBS_VERSION,
+        "obs_dim": OBS_DIM,
+        "num_actions": NUM_ACTIONS,
+        "rules": ck["rules"],
+        "inputs": {"observation": ["N", OBS_DIM, "float32"], "action_mask": ["N", NUM_ACTIONS, "bool"]},
+        "outputs": {"logits": ["N", NUM_ACTIONS, "float32"]},
+        "training": {
+            "checkpoint": str(checkpoint),
+            "run_name": ck.get("run_name"),
+            "decisions": int(ck.get("step", 0)),
+            "updates": int(ck.get("update", 0)),
+            "config": cfg,
+            "network": {"hidden": cfg.get("hidden"), "layers": cfg.get("layers"),
+                        "parameters": sum(p.numel() for p in net.policy_net.parameters())},
+        },
+    }
+    if check:
+        card["parity"] = check_parity(net, out_path, check)
+    card_path = out_path.with_suffix(".json")
+    tmp_card = card_path.with_suffix(".json.tmp")
+    tmp_card.write_text(json.dumps(card, indent=2) + "\n")
+    tmp_card.replace(card_path)
+    return card
+
+
+def check_parity(net, onnx_path, n: int = 10_000, seed: int = 0) -> dict:
+    """Compare onnxruntime with PyTorch on ``n`` real observations; raise if they disagree."""
+    import onnxruntime as ort
+
+    obs, mask = sample_observations(n, seed=seed)
+    sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    got = sess.run(["logits"], {"observation": obs, "action_mask": mask})[0]
+    with torch.no_grad():
+        want = net.policy(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
+    legal = mask
+    diff = float(np.abs(got[legal] - want[legal]).max())
+    same = bool((got.argmax(1) == want.argmax(1)).all())
+    illegal_ok = bool((got[~legal] <= -1e8).all())
+    if diff > 1e-5 or not same or not illegal_ok:
+        raise RuntimeError(f"ONNX and PyTorch disagree: max |diff| {diff:.2e}, same actions {same}, masked {illegal_ok}")
+    return {"observations": n, "max_abs_diff": diff, "same_actions": same}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m agents.export", description="Export a checkpoint's policy to ONNX.")
+    p.add_argument("checkpoint", help="a checkpoint written by train.py")
+    p.add_argument("--out", default="models/cuatrola.onnx", help="ONNX file to write (the card goes beside it)")
+    p.add_argument("--check", type=int, default=10_000, help="observations for the parity check (0: skip)")
+    a = p.parse_args(argv)
+    try:
+        card = export(a.checkpoint, a.out, a.check)
+    except (ValueError, RuntimeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    size = Path(a.out).stat().st_size
+    print(f"wrote {a.out} ({size / 1024:.0f} KiB) and {Path(a.out).with_suffix('.json')}")
+    if "parity" in card:
+        print(f"parity on {card['parity']['observations']} observations: max |diff| {card['parity']['max_abs_diff']:.2e}, "
+              "same actions")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,350 @@
+"""A torch-free bot: an exported ONNX policy that plays from a JSON game state.
+
+>>> from cuatrola_env.bot import Bot
+>>> bot = Bot.load("models/cuatrola.onnx", level="expert")          # doctest: +SKIP
+>>> bot.act({"seat": 1, "dealer": 0, "muestra": 13, "hand": [0, 4, 9, 17, 19]})  # doctest: +SKIP
+21
+
+Needs only NumPy and onnxruntime. The rules come from the engine: the state is replayed
+through :class:`~cuatrola_env.game.Game` (every bid and card checked for legality and turn
+order), with the hidden cards placed by the belief sampler so that every play so far was
+legal; the seat's observation does not depend on where the hidden cards are, so any such
+placement gives the same observation the seat had in a real game.
+
+The game state (what an online game server holds for one seat)
+--------------------------------------------------------------
+
+=========  ========================================================  ==================
+key        meaning                                                    default
+=========  ========================================================  ==================
+seat       the seat the bot plays (0..3); it must be its turn         required
+dealer     the dealer's seat (0..3); la mano is the seat after it     required
+muestra    card id (0..19) of the turned-up card (trump suit)         required
+hand       the seat's unplayed cards, card ids                        required
+bids       bids so far, in order from la mano: ``"pass"``,            ``[]``
+           ``"solo"``, ``"cuatrola"``, ``"quintola"`` or ids 20..23
+tricks     cards played so far, one list per trick in play order,     ``[]``
+           each play ``[seat, card]``; the last may be unfinished
+score      match score before this hand, ``[team 0, team 1]``         ``[0, 0]``
+rules      preset name, or a dict of :class:`~cuatrola_env.rules.Rules`  ``"online"``
+           fields
+contract   optional check: the contract the server believes holds    (not checked)
+=========  ========================================================  ==================
+
+Card ids are those of RULES.md (suit × 5 + rank; oros, copas, espadas, bastos; sota,
+caballo, rey, tres, as). A state that is malformed or impossible raises
+:class:`BotStateError` naming the field.
+
+Levels
+------
+Each level is a way of choosing from the policy; their strength against the heuristic bot
+is measured in the README.
+
+=========  ===========================================================
+level      how it plays
+=========  ===========================================================
+expert     the most likely legal action
+strong     samples the policy at temperature 0.5
+medium     samples the policy at temperature 1
+easy       half of its moves uniformly at random among the legal ones
+=========  ===========================================================
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .game import Game
+from .observation import OBS_DIM, OBS_VERSION
+from .rules import CONTRACT_NAMES, NUM_ACTIONS, NUM_CARDS, action_name, get_rules
+
+
+@dataclass(frozen=True)
+class Level:
+    """How a bot picks from the policy: ``temperature`` 0 is greedy; ``random`` is the share
+    of moves played uniformly at random among the legal ones."""
+
+    temperature: float
+    random: float = 0.0
+
+
+LEVELS = {
+    "expert": Level(0.0),
+    "strong": Level(0.5),
+    "medium": Level(1.0),
+    "easy": Level(1.0, 0.5),
+}
+
+STATE_KEYS = ("seat", "dealer", "muestra", "hand", "bids", "tricks", "score", "rules", "contract")
+BID_IDS = {name: NUM_CARDS + i for i, name in enumerate(CONTRACT_NAMES)}
+
+
+class BotStateError(ValueError):
+    """A game state the bot cannot play from; the message names the field."""
+
+
+class ModelError(ValueError):
+    """A model file (or its card) the bot cannot use."""
+
+
+# --------------------------------------------------------------------------- state
+def _int(value, field: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise BotStateError(f"{field} must be an integer in {lo}..{hi}, got {value!r}")
+    if not lo <= int(value) <= hi:
+        raise BotStateError(f"{field} must be in {lo}..{hi}, got {value}")
+    return int(value)
+
+
+def _list(value, field: str, max_len: int) -> list:
+    if not isinstance(value, (list, tuple)):
+        raise BotStateError(f"{field} must be a list, got {type(value).__name__}")
+    if len(value) > max_len:
+        raise BotStateError(f"{field} has {len(value)} entries, at most {max_len} are possible")
+    return list(value)
+
+
+def _bid(value, field: str) -> int:
+    if isinstance(value, str):
+        if value not in BID_IDS:
+            raise BotStateError(f"{field} must be one of {sorted(BID_IDS)} or an id 20..23, got {value!r}")
+        return BID_IDS[value]
+    return _int(value, field, NUM_CARDS, NUM_ACTIONS - 1)
+
+
+def replay_state(state: dict, rng: np.random.Generator | None = None) -> tuple[Game, int]:
+    """The game of ``state`` replayed through the engine, and the seat to play.
+
+    Raises :class:`BotStateError` naming the field of a malformed or impossible state, or
+    saying whose turn it is when it is not ``state["seat"]``'s.
+    """
+    from agents.base import SeatView  # numpy-only parts of agents/
+    from agents.belief import Inconsistent, sample_worlds
+
+    if not isinstance(state, dict):
+        raise BotStateError(f"the state must be a JSON object, got {type(state).__name__}")
+    unknown = sorted(set(state) - set(STATE_KEYS))
+    if unknown:
+        raise BotStateError(f"unknown key(s) {unknown}; the state's keys are {', '.join(STATE_KEYS)}")
+    for key in ("seat", "dealer", "muestra", "hand"):
+        if key not in state:
+            raise BotStateError(f"{key} is missing")
+    try:
+        rules = get_rules(state.get("rules", "online"))
+    except (ValueError, TypeError) as e:
+        raise BotStateError(f"rules: {e}") from None
+    seat = _int(state["seat"], "seat", 0, 3)
+    dealer = _int(state["dealer"], "dealer", 0, 3)
+    muestra = _int(state["muestra"], "muestra", 0, NUM_CARDS - 1)
+    hand = [_int(c, f"hand[{i}]", 0, NUM_CARDS - 1) for i, c in enumerate(_list(state["hand"], "hand", 5))]
+    bids = [_bid(b, f"bids[{i}]") for i, b in enumerate(_list(state.get("bids", []), "bids", 4))]
+    plays: list[tuple[str, int, int]] = []  # (field, seat, card)
+    tricks = _list(state.get("tricks", []), "tricks", 5)
+    for t, trick in enumerate(tricks):
+        for j, play in enumerate(_list(trick, f"tricks[{t}]", 4)):
+            f = f"tricks[{t}][{j}]"
+            pair = _list(play, f, 2)
+            if len(pair) != 2:
+                raise BotStateError(f"{f} must be a pair [seat, card], got {play!r}")
+            plays.append((f, _int(pair[0], f + "[0]", 0, 3), _int(pair[1], f + "[1]", 0, NUM_CARDS - 1)))
+    score = state.get("score", [0, 0])
+    score = [_int(x, f"score[{i}]", 0, 10_000) for i, x in enumerate(_list(score, "score", 2))]
+    if len(score) != 2:
+        raise BotStateError(f"score must be [team 0, team 1], got {state.get('score')!r}")
+
+    # cards: real (checked above), each in one place only
+    seen: dict[int, str] = {}
+    for i, c in enumerate(hand):
+        if c in seen:
+            raise BotStateError(f"hand[{i}]: card {c} ({action_name(c)}) appears twice")
+        seen[c] = f"hand[{i}]"
+    for f, _, c in plays:
+        if c in seen:
+            raise BotStateError(f"{f}: card {c} ({action_name(c)}) is also in {seen[c]}")
+        seen[c] = f
+    mine_played = [c for _, s, c in plays if s == seat]
+    if len(hand) + len(mine_played) != 5:
+        raise BotStateError(f"hand has {len(hand)} cards, but seat {seat} played {len(mine_played)}: they must make 5")
+    muestra_played = any(c == muestra for _, _, c in plays)
+    if not muestra_played and (muestra in hand) != (dealer == seat):
+        where = "the dealer's" if dealer != seat else "this seat's (the dealer's)"
+        raise BotStateError(f"muestra: card {muestra} is unplayed, so it is in {where} hand; hand says otherwise")
+
+    # 1. the bids, on any deal that gives this seat its cards (bids do not depend on hands)
+    full_mine = sum(1 << c for c in hand + mine_played)
+    rng = rng or np.random.default_rng(0)
+    trial = _temporary_deal(full_mine, seat, dealer, muestra, rng)
+    game = Game(rules)
+    _reset(game, trial, dealer, muestra, score)
+    history: list[tuple[int, int]] = []
+    for i, b in enumerate(bids):
+        _step(game, b, f"bids[{i}]")
+        history.append((game._hands[-1]["seats"][-1], b))
+    if plays and game.single.phase == 0:
+        raise BotStateError(f"tricks: cards were played but the bidding is not over (bids: {bids})")
+    history += [(s, c) for _, s, c in plays]
+
+    # 2. a placement of the hidden cards that makes every play so far legal
+    g = game.single
+    played = sum(1 << c for _, _, c in plays)
+    view = SeatView(
+        seat=seat, rules=rules, hand=sum(1 << c for c in hand), legal=0, phase=g.phase, dealer=dealer,
+        muestra=muestra, trump=g.trump, muestra_held=not muestra_played, bids=tuple(g.bids), contract=g.contract,
+        declarer=g.declarer, sitter=g.sitter, history=tuple(history), trick=(), trick_num=0, tricks_won=(0, 0, 0, 0),
+        points=(0, 0), sung=0, score=(score[0], score[1]), played=played,
+    )
+    try:
+        unplayed = sample_worlds(view, 1, rng, max_restarts=50)[0]
+    except Inconsistent:
+        raise BotStateError("tricks: no deal of the hidden cards makes these plays legal (a seat played a card "
+                            "it could not have held, or played out of turn)") from None
+    full = [unplayed[q] | sum(1 << c for _, s, c in plays if s == q) for q in range(4)]
+    if any(bin(h).count("1") != 5 for h in full):
+        raise BotStateError("tricks: the seats played the wrong numbers of cards for this point of the hand")
+
+    # 3. the whole hand replayed on that deal: every bid and card checked by the engine
+    game = Game(rules)
+    _reset(game, full, dealer, muestra, score)
+    for i, b in enumerate(bids):
+        _step(game, b, f"bids[{i}]")
+    for f, s, c in plays:
+        if game.over:
+            raise BotStateError(f"{f}: the hand is already over")
+        if game.current_player != s:
+            raise BotStateError(f"{f}: seat {s} played, but it was seat {game.current_player}'s turn")
+        _step(game, c, f)
+    if game.over:
+        raise BotStateError("the hand is over: there is nothing to play")
+    if game.current_player != seat:
+        raise BotStateError(f"seat: it is seat {game.current_player}'s turn, not seat {seat}'s")
+    if "contract" in state and state["contract"] is not None:
+        want = state["contract"]
+        have = CONTRACT_NAMES[game.single.contract] if game.single.contract >= 0 else None
+        if want != have:
+            raise BotStateError(f"contract: the bids give {have!r}, the state says {want!r}")
+    return game, seat
+
+
+def _temporary_deal(mine: int, seat: int, dealer: int, muestra: int, rng) -> list[int]:
+    hands = [0, 0, 0, 0]
+    hands[seat] = mine
+    rest = [c for c in range(NUM_CARDS) if not mine >> c & 1 and c != muestra]
+    rng.shuffle(rest)
+    if not mine >> muestra & 1:
+        hands[dealer] |= 1 << muestra
+    for q in range(4):
+        while bin(hands[q]).count("1") < 5:
+            hands[q] |= 1 << rest.pop()
+    return hands
+
+
+def _reset(game: Game, masks: list[int], dealer: int, muestra: int, score: list[int]) -> None:
+    hands = [[c for c in range(NUM_CARDS) if m >> c & 1] for m in masks]
+    try:
+        game.reset(hands=hands, dealer=dealer, muestra=muestra, score=score)
+    except ValueError as e:
+        raise BotStateError(f"score: {e}" if "score" in str(e) else str(e)) from None
+
+
+def _step(game: Game, action: int, field: str) -> None:
+    try:
+        game.step(action)
+    except ValueError as e:
+        raise BotStateError(f"{field}: {e}") from None
+
+
+# --------------------------------------------------------------------------- bot
+class Bot:
+    """An ONNX policy with a level; :meth:`act` plays from a JSON game state."""
+
+    def __init__(self, session, card: dict, level: str = "expert", seed: int | None = None):
+        if level not in LEVELS:
+            raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
+        self.session, self.card, self.level = session, card, level
+        self.rules = get_rules(card["rules"])
+        self.rng = np.random.default_rng(seed)
+
+    @classmethod
+    def load(cls, path: str | Path = "models/cuatrola.onnx", level: str = "expert", seed: int | None = None,
+             threads: int = 1) -> Bot:
+        """Load ``path`` and its card (the ``.json`` beside it), checking they fit this code."""
+        import onnxruntime as ort
+
+        path = Path(path)
+        card_path = path.with_suffix(".json")
+        if not path.is_file():
+            raise ModelError(f"no model file at {path}")
+        if not card_path.is_file():
+            raise ModelError(f"no model card at {card_path} (python -m agents.export writes both)")
+        try:
+            card = json.loads(card_path.read_text())
+        except json.JSONDecodeError as e:
+            raise ModelError(f"{card_path} is not valid JSON: {e}") from None
+        if card.get("obs_version") != OBS_VERSION or card.get("obs_dim") != OBS_DIM:
+            raise ModelError(
+                f"{path} expects observation version {card.get('obs_version')} ({card.get('obs_dim')} floats); "
+                f"this code builds version {OBS_VERSION} ({OBS_DIM} floats)"
+            )
+        data = path.read_bytes()
+        if card.get("sha256") != hashlib.sha256(data).hexdigest():
+            raise ModelError(f"{path} does not match its card {card_path} (SHA-256 differs)")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        session = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
+        return cls(session, card, level, seed)
+
+    def with_level(self, level: str, seed: int | None = None) -> Bot:
+        """The same model at another level (shares the loaded session)."""
+        return Bot(self.session, self.card, level, seed)
+
+    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Masked logits of a batch: ``obs`` (N, OBS_DIM) float32, ``mask`` (N, 24) bool."""
+        return self.session.run(["logits"], {"observation": np.asarray(obs, np.float32).reshape(-1, OBS_DIM),
+                                            "action_mask": np.asarray(mask, bool).reshape(-1, NUM_ACTIONS)})[0]
+
+    def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(N, 24) probabilities this bot plays each action with (its level applied)."""
+        mask = np.asarray(mask, bool).reshape(-1, NUM_ACTIONS)
+        lv = LEVELS[self.level]
+        logits = self.logits(obs, mask).astype(np.float64)
+        if lv.temperature <= 0:
+            p = np.zeros_like(logits)
+            p[np.arange(len(p)), logits.argmax(1)] = 1.0
+        else:
+            z = np.where(mask, logits / lv.temperature, -np.inf)
+            z -= z.max(1, keepdims=True)
+            p = np.exp(z)
+            p /= p.sum(1, keepdims=True)
+        if lv.random > 0:
+            p = (1 - lv.random) * p + lv.random * mask / mask.sum(1, keepdims=True)
+        return p
+
+    def choose(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+        """Actions of a batch of observations (always legal); ``rng`` defaults to the bot's."""
+        p = self.probabilities(obs, mask)
+        u = (rng or self.rng).random((len(p), 1))
+        return np.minimum((p.cumsum(1) < u).sum(1), NUM_ACTIONS - 1).astype(np.int64)
+
+    def decide(self, state: dict) -> dict:
+        """``{"action", "name", "probabilities", "legal"}`` for a JSON game state."""
+        game, _ = replay_state(state, self.rng)
+        obs, mask = game.observe(), game.legal_mask()
+        p = self.probabilities(obs, mask)[0]
+        a = int(np.minimum((p.cumsum() < self.rng.random()).sum(), NUM_ACTIONS - 1))
+        if not mask[a]:  # cannot happen: p is zero off the mask
+            raise RuntimeError(f"the bot chose an illegal action {a}")
+        return {"action": a, "name": action_name(a), "probabilities": [round(float(x), 6) for x in p],
+                "legal": [int(x) for x in np.flatnonzero(mask)]}
+
+    def act(self, state: dict) -> int:
+        """A legal action for the seat of ``state`` (see the module docstring)."""
+        return self.decide(state)["action"]
+
+
+__all__ = ["Bot", "BotStateError", "LEVELS", "Level", "ModelError", "replay_state"]

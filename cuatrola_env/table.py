@@ -1,0 +1,126 @@
+"""A table: one human seat and three bots, with the human's view as plain JSON.
+
+Used by the terminal game (``python -m cuatrola_env.play``) and the browser game of the bot
+service (``cuatrola-serve``). The rules come from :class:`~cuatrola_env.game.Game`; a table
+only seats the players, runs the bots until the human is to act, and builds what the human
+may see: :meth:`Table.view` never holds another seat's unplayed card (the game record,
+which holds the whole deal, is never exposed).
+
+Bots are named by level: a model level (``expert``, ``strong``, ``medium``, ``easy``; see
+:mod:`cuatrola_env.bot`) or a baseline (``heuristic``, ``random``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .game import Game
+from .rules import CONTRACT_NAMES, SUIT_NAMES, RulesLike, action_name, card_name
+
+BASELINES = ("heuristic", "random")
+Player = Callable[[Game], int]
+
+
+def make_player(level: str, bot=None, seed: int | None = None) -> Player:
+    """A function ``game -> action`` for the seat to act, playing at ``level``."""
+    rng = np.random.default_rng(seed)
+    if level == "random":
+        return lambda game: int(rng.choice(game.legal_actions()))
+    if level == "heuristic":
+        from agents.base import seat_view
+        from agents.heuristic import HeuristicAgent
+
+        agent = HeuristicAgent(seed=seed)
+        return lambda game: agent.act(seat_view(game))
+    if bot is None:
+        raise ValueError(f"level {level!r} needs a model (--model); without one use {' or '.join(BASELINES)}")
+    b = bot.with_level(level, seed)
+    return lambda game: int(b.choose(game.observe()[None], game.legal_mask()[None])[0])
+
+
+class Table:
+    """A match (or one hand) with a human at ``human`` and ``players`` at the other seats.
+
+    ``players`` maps each other seat to a :data:`Player`. :meth:`play` takes the human's
+    action, then lets the bots act until the human is to act again or the game is over.
+    """
+
+    def __init__(self, players: dict[int, Player], human: int = 0, rules: RulesLike = "online",
+                 mode: str = "match", seed: int | None = None):
+        if human not in range(4):
+            raise ValueError(f"human seat must be 0..3, got {human!r}")
+        if sorted(players) != sorted(set(range(4)) - {human}):
+            raise ValueError(f"players must be given for seats {sorted(set(range(4)) - {human})}")
+        self.game = Game(rules, mode=mode, seed=seed)
+        self.human, self.players = human, players
+        self.events: list[dict] = []
+        self._advance()
+
+    # ------------------------------------------------------------------ play
+    def play(self, action: int) -> dict:
+        """The human's action (an id, checked by the engine), then the bots'; the new view."""
+        if self.game.over:
+            raise ValueError("the game is over")
+        if self.game.current_player != self.human:
+            raise ValueError(f"it is seat {self.game.current_player}'s turn, not the human's")
+        self.events = []
+        self._step(action)
+        self._advance()
+        return self.view()
+
+    def _advance(self) -> None:
+        while not self.game.over and self.game.current_player != self.human:
+            self._step(self.players[self.game.current_player](self.game))
+
+    def _step(self, action: int) -> None:
+        seat = self.game.current_player
+        before = len(self.game._hands)
+        self.game.step(action)
+        self.events.append({"seat": seat, "action": int(action), "name": action_name(action)})
+        if len(self.game._hands) > before or self.game.over:  # a hand ended
+            self.events.append({"hand_over": self.game.last_result})
+
+    # ------------------------------------------------------------------ the human's view
+    def view(self) -> dict:
+        """What the human seat may see, as plain JSON (no other seat's unplayed card)."""
+        g, game, me = self.game.single, self.game, self.human
+        rec = game._hands[-1]
+        plays = [(s, a) for s, a in zip(rec["seats"], rec["actions"], strict=True) if a < 20]
+        size = g.trick_size
+        trick = plays[len(plays) - g.trick_len:] if g.trick_len else []
+        done = plays[: len(plays) - g.trick_len]  # the plays of the finished tricks
+        last_trick = done[-size:] if done else []
+        to_act = None if game.over else g.current
+        return {
+            "seat": me,
+            "to_act": to_act,
+            "phase": "over" if game.over else ("bidding" if g.phase == 0 else "playing"),
+            "dealer": g.dealer,
+            "mano": (g.dealer + 1) % 4,
+            "muestra": g.muestra,
+            "muestra_name": card_name(g.muestra),
+            "muestra_held": not (g.played >> g.muestra) & 1,
+            "trump": SUIT_NAMES[g.trump],
+            "hand": [c for c in range(20) if g.hands[me] >> c & 1],
+            "cards_left": [bin(h).count("1") for h in g.hands],
+            "legal": game.legal_actions() if to_act == me else [],
+            "bids": [None if b < 0 else CONTRACT_NAMES[b] for b in g.bids],
+            "contract": None if g.contract < 0 else CONTRACT_NAMES[g.contract],
+            "declarer": None if g.declarer < 0 else g.declarer,
+            "sitter": None if g.sitter < 0 else g.sitter,
+            "trick": [[s, c] for s, c in trick],
+            "last_trick": [[s, c] for s, c in last_trick],
+            "trick_num": g.trick_num,
+            "tricks_won": list(g.tricks_won),
+            "points": list(g.points),
+            "sung": [SUIT_NAMES[s] for s in range(4) if g.sung >> (5 * s + 1) & 1],
+            "score": list(g.score),
+            "target": game.rules.target,
+            "rules": game.rules.name,
+            "last_result": game.last_result,
+            "match_over": game.over,
+            "events": self.events,
+        }
+

@@ -1,0 +1,90 @@
+"""The browser game end to end: a real headless Chromium (Debian's) driven by Playwright
+against the bot service on loopback. Start a game, bid, play a hand to the end, see the score.
+
+Skipped where Chromium or Playwright is missing, except under CI (``CI=true``), where
+``.ci/run`` installs both and a missing browser is a failure.
+"""
+
+import os
+import shutil
+import socket
+import threading
+import time
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+IN_CI = os.environ.get("CI") == "true"
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None
+
+if not IN_CI and (CHROMIUM is None or sync_playwright is None):
+    pytest.skip("needs Debian's chromium and the playwright package (.ci/run installs both)", allow_module_level=True)
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(onnx_model):
+    import uvicorn
+
+    from cuatrola_env.serve import create_app
+
+    port = _free_port()
+    srv = uvicorn.Server(uvicorn.Config(create_app(onnx_model), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    for _ in range(200):
+        if srv.started:
+            break
+        time.sleep(0.05)
+    assert srv.started, "the service did not start"
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_play_a_hand_in_the_browser(server):
+    assert CHROMIUM is not None and sync_playwright is not None, "CI must install chromium and playwright"
+    views = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page()
+        page.on("response", lambda r: views.append(r.json()) if "/v1/games" in r.url and r.ok else None)
+        page.goto(server + "/")
+        page.select_option("#level", "expert")
+        page.select_option("#target", "5")
+        page.click("#new-game")
+        page.wait_for_selector("#seat-bottom .card")
+        bids = clicks = 0
+        while page.locator("#log .hand-over").count() == 0 and clicks < 30:
+            logged = page.locator("#log div").count()
+            if page.locator(".bid-button").count():  # bid solo when it is offered, else pass
+                solo = page.locator(".bid-button[data-action='21']")
+                (solo if solo.count() else page.locator(".bid-button[data-action='20']")).first.click()
+                bids += 1
+            else:
+                page.locator("#seat-bottom .card.legal").first.click()
+            clicks += 1
+            page.wait_for_function("n => document.querySelectorAll('#log div').length > n", arg=logged, timeout=10_000)
+        score = page.text_content("#score")
+        over = page.text_content("#log .hand-over")
+        page.screenshot(path=os.environ.get("CUATROLA_SCREENSHOT", "/tmp/cuatrola_browser.png"))
+        browser.close()
+    assert bids == 1, "the human seat bids exactly once per hand"
+    assert over.startswith("Hand over"), over
+    assert score.startswith("Score: you "), score
+    # the page never received another seat's unplayed card
+    for v in views:
+        assert len(v["hand"]) == v["cards_left"][v["seat"]]
+        assert "hands" not in v and "record" not in v

@@ -1,0 +1,253 @@
+"""Export, the torch-free bot, the table view, the bot service and the terminal game."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from cuatrola_env.game import Game
+
+ort = pytest.importorskip("onnxruntime")
+
+
+def state_of(game: Game, seat: int | None = None) -> dict:
+    """The JSON game state of the seat to act, as a game server would hold it."""
+    g = game.single
+    seat = g.current if seat is None else seat
+    rec = game._hands[-1]
+    bids = [a for a in rec["actions"] if a >= 20]
+    plays = [[s, a] for s, a in zip(rec["seats"], rec["actions"], strict=True) if a < 20]
+    size = g.trick_size
+    return {
+        "seat": seat, "dealer": g.dealer, "muestra": g.muestra, "score": list(g.score), "rules": game.rules.name,
+        "hand": [c for c in range(20) if g.hands[seat] >> c & 1], "bids": bids,
+        "tricks": [plays[i : i + size] for i in range(0, len(plays), size)],
+    }
+
+
+# --------------------------------------------------------------------------- export
+def test_onnx_parity_on_10000_real_observations(tiny_checkpoint, tmp_path):
+    from agents.export import check_parity, export
+    from agents.torch_agent import load_policy
+
+    card = export(tiny_checkpoint, str(tmp_path / "m.onnx"), check=0)
+    report = check_parity(load_policy(tiny_checkpoint), tmp_path / "m.onnx", 10_000)
+    assert report["max_abs_diff"] <= 1e-5 and report["same_actions"]
+    written = json.loads((tmp_path / "m.json").read_text())
+    assert written["obs_version"] == card["obs_version"] == 1 and written["rules"]["name"] == "online"
+    sess = ort.InferenceSession(str(tmp_path / "m.onnx"))
+    assert [i.name for i in sess.get_inputs()] == ["observation", "action_mask"]
+    assert [o.name for o in sess.get_outputs()] == ["logits"]
+    out = sess.run(None, {"observation": np.zeros((3, 386), np.float32), "action_mask": np.eye(24, dtype=bool)[:3]})[0]
+    assert out.shape == (3, 24) and (out[~np.eye(24, dtype=bool)[:3]] <= -1e8).all()  # dynamic batch, masked
+
+
+def test_export_refuses_a_bad_checkpoint(tmp_path):
+    from agents.export import main
+
+    (tmp_path / "x.pt").write_text("not a checkpoint")
+    assert main([str(tmp_path / "x.pt"), "--out", str(tmp_path / "x.onnx")]) == 1
+
+
+# --------------------------------------------------------------------------- the bot
+def test_bot_plays_legal_moves_from_json_states_of_real_games(onnx_model):
+    from cuatrola_env.bot import Bot
+
+    bots = {lv: Bot.load(onnx_model, level=lv, seed=1) for lv in ("expert", "strong", "medium", "easy")}
+    for seed in range(12):  # both presets: the state's rules decide what is legal
+        game = Game("online" if seed % 2 else "traditional", seed=seed)
+        lv = list(bots)[seed % 4]
+        bot = bots[lv].with_level(lv, seed)
+        while not game.over:
+            state = json.loads(json.dumps(state_of(game)))  # through JSON, as a server would send it
+            out = bot.decide(state)
+            assert out["action"] in game.legal_actions()
+            assert abs(sum(out["probabilities"]) - 1) < 1e-4
+            assert all(p == 0 for a, p in enumerate(out["probabilities"]) if a not in game.legal_actions())
+            game.step(out["action"])
+
+
+def test_bot_observation_does_not_depend_on_hidden_cards(onnx_model):
+    """The bot rebuilds the position from the seat's state alone: its observation equals the real one."""
+    from cuatrola_env.bot import replay_state
+
+    for seed in range(20):
+        game = Game(seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(int(rng.integers(0, 15))):
+            if not game.over:
+                game.step(int(rng.choice(game.legal_actions())))
+        if game.over:
+            continue
+        replayed, seat = replay_state(state_of(game), np.random.default_rng(seed + 99))
+        assert seat == game.current_player
+        np.testing.assert_array_equal(replayed.observe(), game.observe())
+        np.testing.assert_array_equal(replayed.legal_mask(), game.legal_mask())
+
+
+BASE = {"seat": 1, "dealer": 0, "muestra": 13, "hand": [0, 4, 9, 17, 19]}
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"seat": 4}, "seat must be in 0..3"),
+        ({"hand": [0, 4, 9, 17, 25]}, r"hand\[4\] must be in 0..19"),
+        ({"hand": [0, 4, 4, 17, 19]}, r"hand\[2\]: card 4 .* appears twice"),
+        ({"hand": [0, 4, 9, 17, 13]}, "muestra: card 13 is unplayed"),
+        ({"hand": [0, 4, 9, 17]}, "hand has 4 cards"),
+        ({"bids": ["pass", "double"]}, r"bids\[1\] must be one of"),
+        ({"bids": ["pass"]}, "it is seat 2's turn, not seat 1's"),
+        ({"tricks": [[[2, 3]]]}, "cards were played but the bidding is not over"),
+        ({"nonsense": 1}, r"unknown key\(s\) \['nonsense'\]"),
+        ({"rules": "house"}, "rules: unknown rules preset"),
+        ({"score": [1]}, "score must be"),
+    ],
+)
+def test_bot_refuses_bad_states_naming_the_field(onnx_model, change, message):
+    from cuatrola_env.bot import Bot, BotStateError
+
+    bot = Bot.load(onnx_model)
+    with pytest.raises(BotStateError, match=message):
+        bot.act({**BASE, **change})
+
+
+def test_bot_refuses_impossible_play():
+    """Rule 'follow suit': a seat that showed a void cannot later play that suit."""
+    from cuatrola_env.bot import BotStateError, replay_state
+
+    game = Game(seed=4)
+    while game.single.phase == 0:
+        game.step(20)  # everyone passes
+    state = state_of(game)
+    me = state["seat"]
+    # claim the seat to act played a card it still holds (a card in two places)
+    state["tricks"] = [[[me, state["hand"][0]]]]
+    with pytest.raises(BotStateError, match="also in hand|seat .* played, but it was"):
+        replay_state(state)
+
+
+def test_bot_refuses_a_model_that_does_not_match_its_card(onnx_model, tmp_path):
+    from cuatrola_env.bot import Bot, ModelError
+
+    for name in ("m.onnx", "m.json"):
+        shutil.copy(onnx_model if name.endswith("onnx") else onnx_model.replace(".onnx", ".json"), tmp_path / name)
+    card = json.loads((tmp_path / "m.json").read_text())
+    (tmp_path / "m.json").write_text(json.dumps({**card, "obs_version": 0}))
+    with pytest.raises(ModelError, match="observation version 0"):
+        Bot.load(tmp_path / "m.onnx")
+    (tmp_path / "m.json").write_text(json.dumps({**card, "sha256": "0" * 64}))
+    with pytest.raises(ModelError, match="does not match its card"):
+        Bot.load(tmp_path / "m.onnx")
+    with pytest.raises(ModelError, match="no model file"):
+        Bot.load(tmp_path / "missing.onnx")
+
+
+# --------------------------------------------------------------------------- the table view
+def test_table_view_never_shows_another_seats_cards():
+    """Scrambling the other seats' unplayed cards leaves the human's view unchanged."""
+    from cuatrola_env.table import Table, make_player
+
+    for seed in range(10):
+        players = {s: make_player("random", seed=seed + s) for s in (1, 2, 3)}
+        table = Table(players, 0, "online", "match", seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(int(rng.integers(0, 4))):
+            if table.game.over:
+                break
+            table.play(int(rng.choice(table.view()["legal"])))
+        if table.game.over:
+            continue
+        view = table.view()
+        g = table.game.single
+        others = [s for s in (1, 2, 3) if g.hands[s]]
+        pool = [c for s in others for c in range(20) if g.hands[s] >> c & 1 and c != g.muestra]
+        rng.shuffle(pool)
+        saved = list(g.hands)
+        for s in others:  # deal the others' hidden cards anew, same counts (muestra stays with the dealer)
+            keep = g.hands[s] & (1 << g.muestra)
+            n = (g.hands[s] & ~keep).bit_count()
+            g.hands[s] = keep | sum(1 << c for c in pool[:n])
+            pool = pool[n:]
+        table.game._mask = None
+        assert table.view() == view
+        g.hands[:] = saved
+
+
+# --------------------------------------------------------------------------- the service
+@pytest.fixture(scope="module")
+def client(onnx_model):
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from cuatrola_env.serve import create_app
+
+    return TestClient(create_app(onnx_model, max_body=4096))
+
+
+def test_service_health_and_act(client):
+    h = client.get("/v1/health").json()
+    assert h["status"] == "ok" and "expert" in h["levels"]
+    game = Game(seed=11)
+    while not game.over:
+        r = client.post("/v1/act", json={"state": state_of(game), "level": "strong"})
+        assert r.status_code == 200, r.text
+        assert r.json()["action"] in game.legal_actions()
+        game.step(r.json()["action"])
+    assert "/v1/act" in client.get("/openapi.json").json()["paths"]
+
+
+@pytest.mark.parametrize(
+    "body, status, field",
+    [
+        ({"state": {**BASE, "seat": 9}}, 422, "seat"),
+        ({"state": {**BASE, "hand": [0, 4, 4, 17, 19]}}, 400, "state.hand[2]"),
+        ({"state": BASE, "level": "godlike"}, 422, "level"),
+        ({"state": {**BASE, "path": "/etc/passwd"}}, 422, "path"),
+        ({"state": BASE, "model": "/etc/passwd"}, 422, "model"),
+    ],
+)
+def test_service_refuses_bad_requests_naming_the_field(client, body, status, field):
+    r = client.post("/v1/act", json=body)
+    assert r.status_code == status, r.text
+    assert field in r.text
+
+
+def test_service_bounds_the_request_size(client):
+    big = {"state": {**BASE, "contract": "x" * 10_000}}
+    assert client.post("/v1/act", json=big).status_code == 413
+    r = client.post("/v1/act", content=b"{" * 5000, headers={"content-type": "application/json"})
+    assert r.status_code == 413
+
+
+def test_service_browser_game_flow(client):
+    r = client.post("/v1/games", json={"seat": 2, "bots": ["heuristic", "random", "expert"], "target": 3, "seed": 5})
+    assert r.status_code == 200, r.text
+    view = r.json()
+    gid = view["id"]
+    assert client.post(f"/v1/games/{gid}/act", json={"action": 99}).status_code == 422
+    for _ in range(200):
+        if view["match_over"]:
+            break
+        illegal = next(a for a in range(24) if a not in view["legal"])
+        assert client.post(f"/v1/games/{gid}/act", json={"action": illegal}).status_code == 400
+        view = client.post(f"/v1/games/{gid}/act", json={"action": view["legal"][0]}).json()
+        assert len(view["hand"]) == view["cards_left"][2]
+    assert view["match_over"] and max(view["score"]) >= 3
+    assert client.post(f"/v1/games/{gid}/act", json={"action": 0}).status_code == 409
+    assert client.get("/v1/games/nope").status_code == 404
+    assert client.post("/v1/games", json={"bots": ["expert", "expert"]}).status_code == 422
+
+
+# --------------------------------------------------------------------------- the terminal game
+def test_terminal_game_to_the_end(onnx_model):
+    from cuatrola_env.play import main
+
+    lines = []
+    answers = iter(["x", "99"] + ["0"] * 500)
+    rc = main(["--model", onnx_model, "--bots", "expert,heuristic,easy", "--target", "3", "--seed", "2"],
+              input_fn=lambda prompt: next(answers), print_fn=lines.append)
+    assert rc == 0
+    text = "\n".join(lines)
+    assert "type a number" in text and "Hand over" in text and "Match over" in text

@@ -56,8 +56,18 @@ class Config:
     ent_coef: float = dataclasses.field(default=0.01, metadata={"help": "entropy bonus"})
     vf_coef: float = dataclasses.field(default=0.5, metadata={"help": "value loss weight"})
     max_grad_norm: float = dataclasses.field(default=0.5, metadata={"help": "gradient clipping"})
+    imitation_decisions: int = dataclasses.field(
+        default=2_000_000, metadata={"help": "warm start: imitate the heuristic's choices for N decisions (DAgger), then PPO"})
+    bid_ent_coef: float = dataclasses.field(
+        default=0.05, metadata={"help": "extra entropy bonus on bidding decisions (keeps the contracts explored)"})
+    card_points_coef: float = dataclasses.field(
+        default=0.5, metadata={"help": "shaping: add this times the team's card-point margin / 100 to each return"})
     heuristic_frac: float = dataclasses.field(
-        default=0.5, metadata={"help": "share of games where one team is the heuristic bot (the other the learner)"})
+        default=0.25, metadata={"help": "share of games where one team is the heuristic bot (the other the learner)"})
+    pool_frac: float = dataclasses.field(
+        default=0.25, metadata={"help": "share of games where one team is a frozen past version of the network"})
+    pool_size: int = dataclasses.field(default=8, metadata={"help": "frozen past versions kept in the opponent pool"})
+    pool_every: int = dataclasses.field(default=10, metadata={"help": "add the current network to the pool every N updates"})
     hidden: int = dataclasses.field(default=256, metadata={"help": "hidden units per layer"})
     layers: int = dataclasses.field(default=2, metadata={"help": "hidden layers"})
     eval_every: int = dataclasses.field(default=25, metadata={"help": "evaluate every N updates (0: never)"})
@@ -123,10 +133,12 @@ def main(argv=None) -> int:
     rules = get_rules(cfg.rules)
     env = VectorCuatrola(num_envs=cfg.num_envs, rules=rules, seed=cfg.seed)
     net = PolicyValueNet(cfg.hidden, cfg.layers)
+    pool_net = PolicyValueNet(cfg.hidden, cfg.layers).eval()  # plays the frozen past versions
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     step = update = 0
     hand_uid = np.zeros(cfg.num_envs, dtype=np.int64)
     pending: dict[str, np.ndarray] | None = None
+    pool: list[dict] = []  # state dicts of frozen past networks (the opponent pool)
     if ck:
         net.load_state_dict(ck["model"])
         opt.load_state_dict(ck["optimizer"])
@@ -134,7 +146,7 @@ def main(argv=None) -> int:
         rng.bit_generator.state = ck["rng"]
         torch.set_rng_state(ck["torch_rng"])
         _restore_env(env, ck["env"])
-        hand_uid, pending = ck["hand_uid"], ck["pending"]
+        hand_uid, pending, pool = ck["hand_uid"], ck["pending"], ck.get("pool", [])
 
     writer = SummaryWriter(str(run))
     writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
@@ -150,7 +162,7 @@ def main(argv=None) -> int:
             "run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(),
             "obs_version": OBS_VERSION, "model": net.state_dict(), "optimizer": opt.state_dict(),
             "step": step, "update": update, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
-            "env": _snapshot_env(env), "hand_uid": hand_uid, "pending": pending,
+            "env": _snapshot_env(env), "hand_uid": hand_uid, "pending": pending, "pool": pool,
         })
 
     from tqdm import tqdm
@@ -160,57 +172,86 @@ def main(argv=None) -> int:
     ring = 64
     results = np.zeros((cfg.num_envs, ring, 4), dtype=np.float32)
     result_uid = np.full((cfg.num_envs, ring), -1, dtype=np.int64)
-    contract_log = []
+    contract_log, episode_log = [], []
     n, T = cfg.num_envs, cfg.num_steps
     from agents import batch_views
     from agents.heuristic import HeuristicAgent
 
     heuristic = HeuristicAgent()
-    vs_heuristic = np.arange(n) < int(round(cfg.heuristic_frac * n))  # these games seat the heuristic
+    # every game slot has a fixed kind of opponent team: the heuristic, a frozen past network
+    # (one drawn from the pool per rollout), or the learner itself (self-play)
+    n_heur, n_pool = int(round(cfg.heuristic_frac * n)), int(round(cfg.pool_frac * n))
+    if n_heur + n_pool > n:
+        raise SystemExit(f"heuristic_frac + pool_frac must be at most 1 (got {cfg.heuristic_frac} + {cfg.pool_frac})")
+    slot = np.arange(n)
+    vs_heuristic, vs_pool = slot < n_heur, (slot >= n_heur) & (slot < n_heur + n_pool)
     while step < cfg.total_decisions and not stop["now"]:
         t0 = time.perf_counter()
+        if pool:
+            pool_net.load_state_dict(pool[int(rng.integers(len(pool)))])
         # ---- rollout: every acting seat of every game, batched ------------------------------
-        buf = {k: [] for k in ("obs", "pobs", "mask", "action", "logp", "env", "uid", "seat", "learn")}
+        keys = ("obs", "pobs", "mask", "action", "logp", "env", "uid", "seat", "learn", "bidding", "imitated", "target")
+        buf: dict[str, list] = {k: [] for k in keys}
         for _ in range(T):
             obs = env.observe()
             pobs = env.hidden_hands()  # the critic's extra input
             mask = env.action_mask
+            obs_t, mask_t = torch.from_numpy(obs), torch.from_numpy(mask)
             with torch.no_grad():
-                logits = net.policy(torch.from_numpy(obs), torch.from_numpy(mask))
+                logits = net.policy(obs_t, mask_t)
                 dist = torch.distributions.Categorical(logits=logits)
                 action = dist.sample()
                 logp = dist.log_prob(action)
             seat = env.current_player.astype(np.int64)
-            # the heuristic's team alternates hand by hand, so the learner plays every seat
-            heur = np.flatnonzero(vs_heuristic & ((seat & 1) == ((hand_uid + np.arange(n)) & 1)))
+            # the opponents' team alternates hand by hand, so the learner plays every seat
+            theirs = (seat & 1) == ((hand_uid + slot) & 1)
+            # warm start (DAgger): the heuristic labels every decision; it also plays them in the
+            # first half, the learner (sampling) in the second, so the labels cover its own states
+            imitating = step < cfg.imitation_decisions
+            heur = slot if imitating else np.flatnonzero(vs_heuristic & theirs)
+            frozen = np.flatnonzero(vs_pool & theirs) if pool and not imitating else np.zeros(0, dtype=np.int64)
             actions = action.numpy().copy()
+            target = actions.copy()
             if heur.size:
-                actions[heur] = heuristic.act_batch(batch_views(env, heur, obs=obs[heur]))
+                target[heur] = heuristic.act_batch(batch_views(env, heur, obs=obs[heur]))
+                if not imitating or 2 * step < cfg.imitation_decisions:
+                    actions[heur] = target[heur]
+            if frozen.size:
+                with torch.no_grad():
+                    fl = pool_net.policy(obs_t[frozen], mask_t[frozen])
+                    actions[frozen] = torch.distributions.Categorical(logits=fl).sample().numpy()
             learn = np.ones(n, dtype=bool)
-            learn[heur] = False
+            learn[frozen] = False
+            if not imitating:
+                learn[heur] = False  # the heuristic's own decisions are not learned from
             for k, v in (("obs", obs), ("pobs", pobs), ("mask", mask), ("action", actions),
-                         ("logp", logp.numpy()), ("env", np.arange(n)), ("uid", hand_uid.copy()), ("seat", seat),
-                         ("learn", learn)):
+                         ("logp", logp.numpy()), ("env", slot), ("uid", hand_uid.copy()), ("seat", seat),
+                         ("learn", learn), ("bidding", env.state.phase == 0), ("imitated", np.full(n, imitating)),
+                         ("target", target)):
                 buf[k].append(v)
             rewards, done = env.step(actions)
             ended = np.flatnonzero(done)
             if ended.size:
-                results[ended, hand_uid[ended] % ring] = rewards[ended]
-                result_uid[ended, hand_uid[ended] % ring] = hand_uid[ended]
-                hand_uid[ended] += 1
                 r = env.last_results
+                margin = (r["points"][:, 0] - r["points"][:, 1]).astype(np.float32) / 100.0
+                shaped = rewards[ended] + cfg.card_points_coef * margin[:, None] * np.array([1, -1, 1, -1], np.float32)
+                results[ended, hand_uid[ended] % ring] = shaped
+                result_uid[ended, hand_uid[ended] % ring] = hand_uid[ended]
                 contract_log.append((r["contract"], r["declarer"], r["dealer"], r["winner"], r["value"]))
+                mine = 1 - ((hand_uid[ended] + ended) & 1)  # the learner's team in games with an opponent
+                episode_log.append((vs_heuristic[ended], vs_pool[ended], rewards[ended, mine]))
+                hand_uid[ended] += 1
         batch = {k: np.concatenate(v) for k, v in buf.items()}
         if pending is not None:
             batch = {k: np.concatenate([pending[k], batch[k]]) for k in batch}
         finished = result_uid[batch["env"], batch["uid"] % ring] == batch["uid"]
         pending = {k: v[~finished] for k, v in batch.items()}
-        use = finished & batch["learn"]  # the heuristic's own decisions are not learned from
+        use = finished & batch["learn"] & (batch["imitated"] == imitating)  # no phase mixes the other's data
         data = {k: v[use] for k, v in batch.items()}
         returns = results[data["env"], data["uid"] % ring, data["seat"]]
         step += n * T
         # ---- PPO update -------------------------------------------------------------------
-        stats = _ppo_update(net, opt, cfg, data, returns, rng)
+        stats = (_imitation_update if imitating else _ppo_update)(net, opt, cfg, data, returns, rng)
         update += 1
         sps = n * T / (time.perf_counter() - t0)
         bar.update(n * T)
@@ -220,7 +261,14 @@ def main(argv=None) -> int:
             writer.add_scalar(f"losses/{k}", v, step)
         if contract_log and update % 5 == 0:
             _log_bids(writer, contract_log, step)
-            contract_log = []
+            h, f, gp = (np.concatenate(col) for col in zip(*episode_log, strict=True))
+            for name, sel in (("vs_heuristic", h), ("vs_pool", f)):
+                if sel.any():
+                    writer.add_scalar(f"charts/game_points_{name}", float(gp[sel].mean()), step)
+            contract_log, episode_log = [], []
+        if cfg.pool_frac > 0 and update % cfg.pool_every == 0:
+            pool.append({k: v.clone() for k, v in net.state_dict().items()})
+            del pool[: -cfg.pool_size]
         if cfg.eval_every and update % cfg.eval_every == 0:
             _evaluate(writer, net, rules, cfg, step)
         if time.time() - last_ckpt > 60 * cfg.checkpoint_minutes:
@@ -234,18 +282,42 @@ def main(argv=None) -> int:
     return 0
 
 
+def _imitation_update(net, opt, cfg: Config, data: dict, returns: np.ndarray, rng: np.random.Generator) -> dict:
+    """Warm start: cross-entropy towards the heuristic's actions; the critic learns their returns."""
+    size = len(returns)
+    if size < cfg.num_minibatches:
+        return {}
+    t = {k: torch.from_numpy(data[k]) for k in ("obs", "pobs", "mask", "target")}
+    ret = torch.from_numpy(returns.astype(np.float32))
+    sums: dict[str, float] = {}
+    for idx in torch.from_numpy(rng.permutation(size)).tensor_split(cfg.num_minibatches):
+        logits = net.policy(t["obs"][idx], t["mask"][idx])
+        ce = torch.nn.functional.cross_entropy(logits, t["target"][idx])
+        v_loss = 0.5 * ((net.value(t["obs"][idx], t["pobs"][idx]) - ret[idx]) ** 2).mean()
+        loss = ce + cfg.vf_coef * v_loss
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+        opt.step()
+        with torch.no_grad():
+            agree = (logits.argmax(-1) == t["target"][idx]).float().mean()
+        for k, v in (("imitation_loss", ce), ("value_loss", v_loss), ("imitation_accuracy", agree)):
+            sums[k] = sums.get(k, 0.0) + v.item()
+    return {k: v / cfg.num_minibatches for k, v in sums.items()}
+
+
 def _ppo_update(net, opt, cfg: Config, data: dict, returns: np.ndarray, rng: np.random.Generator) -> dict:
     size = len(returns)
     if size < cfg.num_minibatches:
         return {}
     t = {k: torch.from_numpy(v) for k, v in data.items() if k in ("obs", "pobs", "mask", "action", "logp")}
+    t["bidding"] = torch.from_numpy(data["bidding"].astype(np.float32))
     ret = torch.from_numpy(returns.astype(np.float32))
-    mb = max(1, size // cfg.num_minibatches)
-    out = {}
+    sums: dict[str, float] = {}
     for _ in range(cfg.update_epochs):
-        order = torch.from_numpy(rng.permutation(size))
-        for start in range(0, size, mb):
-            idx = order[start : start + mb]
+        # exactly num_minibatches near-equal minibatches (no tiny remainder batch, whose
+        # normalised advantages would be noise)
+        for idx in torch.from_numpy(rng.permutation(size)).tensor_split(cfg.num_minibatches):
             logits = net.policy(t["obs"][idx], t["mask"][idx])
             dist = torch.distributions.Categorical(logits=logits)
             logp = dist.log_prob(t["action"][idx])
@@ -255,16 +327,20 @@ def _ppo_update(net, opt, cfg: Config, data: dict, returns: np.ndarray, rng: np.
             ratio = (logp - t["logp"][idx]).exp()
             pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
             v_loss = 0.5 * ((value - ret[idx]) ** 2).mean()
-            ent = dist.entropy().mean()  # masked actions have probability 0 and contribute 0
-            loss = pg + cfg.vf_coef * v_loss - cfg.ent_coef * ent
+            ent_all = dist.entropy()  # masked actions have probability 0 and contribute 0
+            ent = ent_all.mean()
+            bid_ent = (ent_all * t["bidding"][idx]).sum() / t["bidding"][idx].sum().clamp(min=1)
+            loss = pg + cfg.vf_coef * v_loss - cfg.ent_coef * ent - cfg.bid_ent_coef * bid_ent
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
             opt.step()
             with torch.no_grad():
                 kl = ((ratio - 1) - (logp - t["logp"][idx])).mean()
-            out = {"policy_loss": pg.item(), "value_loss": v_loss.item(), "entropy": ent.item(), "approx_kl": kl.item()}
-    return out
+            for k, v in (("policy_loss", pg), ("value_loss", v_loss), ("entropy", ent), ("bid_entropy", bid_ent),
+                         ("approx_kl", kl)):
+                sums[k] = sums.get(k, 0.0) + v.item()
+    return {k: v / (cfg.update_epochs * cfg.num_minibatches) for k, v in sums.items()}
 
 
 def _log_bids(writer, log, step) -> None:

@@ -1,6 +1,6 @@
 """Export a trained policy to ONNX, with a JSON card beside it.
 
-    python -m agents.export runs/NAME/checkpoint.pt --out models/cuatrola.onnx
+    python -m agents.export runs/NAME/checkpoint.pt --out models/cuatrola.onnx --torch-out models/cuatrola.pt
 
 The ONNX graph has two inputs, ``observation`` float32 [N, OBS_DIM] and ``action_mask``
 bool [N, 24] (dynamic batch N), and one output, ``logits`` float32 [N, 24] with illegal
@@ -114,6 +114,19 @@ def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
     return card
 
 
+def slim_checkpoint(checkpoint: str, out: str) -> Path:
+    """A small copy of a training checkpoint for play and evaluation (``model:PATH``): the
+    weights, config, rules, observation version and counters; no optimiser, games or pool."""
+    ck = read_checkpoint(checkpoint)
+    keep = {k: ck[k] for k in ("run_name", "config", "rules", "obs_version", "model", "step", "update") if k in ck}
+    out_path = Path(out)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out_path.with_suffix(".pt.tmp")
+    torch.save(keep, tmp)
+    tmp.replace(out_path)
+    return out_path
+
+
 def check_parity(net, onnx_path, n: int = 10_000, seed: int = 0) -> dict:
     """Compare onnxruntime with PyTorch on ``n`` real observations; raise if they disagree."""
     import onnxruntime as ort
@@ -137,12 +150,16 @@ def main(argv=None) -> int:
     p.add_argument("checkpoint", help="a checkpoint written by train.py")
     p.add_argument("--out", default="models/cuatrola.onnx", help="ONNX file to write (the card goes beside it)")
     p.add_argument("--check", type=int, default=10_000, help="observations for the parity check (0: skip)")
+    p.add_argument("--torch-out", help="also write a slim PyTorch checkpoint here (weights and config only)")
     a = p.parse_args(argv)
     try:
         card = export(a.checkpoint, a.out, a.check)
     except (ValueError, RuntimeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    if a.torch_out:
+        slim_checkpoint(a.checkpoint, a.torch_out)
+        print(f"wrote {a.torch_out} ({Path(a.torch_out).stat().st_size / 1024:.0f} KiB)")
     size = Path(a.out).stat().st_size
     print(f"wrote {a.out} ({size / 1024:.0f} KiB) and {Path(a.out).with_suffix('.json')}")
     if "parity" in card:

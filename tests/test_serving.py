@@ -251,3 +251,16 @@ def test_terminal_game_to_the_end(onnx_model):
     assert rc == 0
     text = "\n".join(lines)
     assert "type a number" in text and "Hand over" in text and "Match over" in text
+
+
+def test_slim_checkpoint_plays_like_the_full_one(tiny_checkpoint, tmp_path):
+    import torch
+
+    from agents.export import sample_observations, slim_checkpoint
+    from agents.torch_agent import load_policy
+
+    slim = slim_checkpoint(tiny_checkpoint, str(tmp_path / "slim.pt"))
+    assert slim.stat().st_size < 1_000_000
+    obs, mask = (torch.from_numpy(x) for x in sample_observations(500))
+    with torch.no_grad():
+        assert torch.equal(load_policy(tiny_checkpoint).policy(obs, mask), load_policy(str(slim)).policy(obs, mask))

@@ -45,8 +45,9 @@ level      how it plays
 =========  ===========================================================
 expert     the most likely legal action
 strong     samples the policy at temperature 0.5
-medium     samples the policy at temperature 1
-easy       half of its moves uniformly at random among the legal ones
+medium     samples the policy at temperature 1; 20% of its card plays at random
+easy       samples the policy at temperature 1; 40% of its card plays at random
+beginner   samples the policy at temperature 1; 70% of its card plays at random
 =========  ===========================================================
 """
 
@@ -67,7 +68,8 @@ from .rules import CONTRACT_NAMES, NUM_ACTIONS, NUM_CARDS, action_name, get_rule
 @dataclass(frozen=True)
 class Level:
     """How a bot picks from the policy: ``temperature`` 0 is greedy; ``random`` is the share
-    of moves played uniformly at random among the legal ones."""
+    of card plays made uniformly at random among the legal cards (bids always follow the
+    policy: a random bid would be a blunder no human makes)."""
 
     temperature: float
     random: float = 0.0
@@ -76,8 +78,9 @@ class Level:
 LEVELS = {
     "expert": Level(0.0),
     "strong": Level(0.5),
-    "medium": Level(1.0),
-    "easy": Level(1.0, 0.5),
+    "medium": Level(1.0, 0.2),
+    "easy": Level(1.0, 0.4),
+    "beginner": Level(1.0, 0.7),
 }
 
 STATE_KEYS = ("seat", "dealer", "muestra", "hand", "bids", "tricks", "score", "rules", "contract")
@@ -322,7 +325,9 @@ class Bot:
             p = np.exp(z)
             p /= p.sum(1, keepdims=True)
         if lv.random > 0:
-            p = (1 - lv.random) * p + lv.random * mask / mask.sum(1, keepdims=True)
+            cards = ~mask[:, NUM_CARDS:].any(1, keepdims=True)  # card-play decisions
+            mix = lv.random * cards
+            p = (1 - mix) * p + mix * mask / mask.sum(1, keepdims=True)
         return p
 
     def choose(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:

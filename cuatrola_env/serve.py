@@ -48,8 +48,8 @@ from .table import BASELINES, Table, make_player
 MAX_BODY = 16 * 1024
 MAX_GAMES = 1000
 
-Level = Literal["expert", "strong", "medium", "easy"]
-BotLevel = Literal["expert", "strong", "medium", "easy", "heuristic", "random"]
+Level = Literal["expert", "strong", "medium", "easy", "beginner"]
+BotLevel = Literal["expert", "strong", "medium", "easy", "beginner", "heuristic", "random"]
 
 
 class GameState(BaseModel):

@@ -1,7 +1,8 @@
 """The PyTorch network: one policy for all four seats (bids and card play), masked, with a
 perfect-information critic used only in training.
 
-The policy head sees only the seat's observation (``OBS_DIM`` floats); the value head sees
+The policy head sees only the seat's observation (``OBS_DIM`` floats) and its legal-action
+mask (24 more inputs: what the seat may do is part of what it knows); the value head sees
 the perfect-information view (``PERFECT_INFO_DIM``: the observation plus every hidden hand),
 as PerfectDou does: the critic's extra knowledge lowers the variance of the advantages and
 never reaches play, since acting needs only the policy.
@@ -34,7 +35,7 @@ class PolicyValueNet(nn.Module):
     def __init__(self, hidden: int = 256, layers: int = 2):
         super().__init__()
         self.hidden, self.layers = hidden, layers
-        self.policy_net = _mlp(OBS_DIM, hidden, NUM_ACTIONS, layers)
+        self.policy_net = _mlp(OBS_DIM + NUM_ACTIONS, hidden, NUM_ACTIONS, layers)
         self.value_net = _mlp(PERFECT_INFO_DIM, hidden, 1, layers)
         with torch.no_grad():  # small initial logits: a near-uniform first policy
             self.policy_net[-1].weight.mul_(0.01)
@@ -42,7 +43,7 @@ class PolicyValueNet(nn.Module):
 
     def policy(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Logits with illegal actions at a large negative value."""
-        logits = self.policy_net(obs)
+        logits = self.policy_net(torch.cat([obs, mask.to(obs.dtype)], dim=-1))
         return torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
 
     def value(self, obs: torch.Tensor, hidden_hands: torch.Tensor) -> torch.Tensor:

@@ -67,6 +67,9 @@ def load_policy(path: str):
     ck = read_checkpoint(path)
     cfg = ck.get("config", {})
     net = PolicyValueNet(cfg.get("hidden", 256), cfg.get("layers", 2))
-    net.load_state_dict(ck["model"])
+    try:
+        net.load_state_dict(ck["model"])
+    except RuntimeError as e:  # a network of another shape (an older layout of the network)
+        raise CheckpointError(f"{path} holds a network this code cannot load: {str(e).splitlines()[0]}") from None
     net.eval()
     return net

@@ -97,8 +97,13 @@ def sample_worlds(view: SeatView, n: int, rng: np.random.Generator, max_restarts
             if not seats:
                 ok = False
                 break
-            weights = np.array([free[q] for q in seats], dtype=float)
-            q = seats[int(rng.choice(len(seats), p=weights / weights.sum()))] if len(seats) > 1 else seats[0]
+            q = seats[0]
+            if len(seats) > 1:  # a seat with probability proportional to its free places
+                r = rng.random() * sum(free[x] for x in seats)
+                for q in seats:
+                    r -= free[q]
+                    if r < 0:
+                        break
             hands[q] |= 1 << c
             free[q] -= 1
         if ok and all(f == 0 for f in free) and consistent(view, hands, need, forbidden):

@@ -211,7 +211,6 @@ def replay_state(state: dict, rng: np.random.Generator | None = None) -> tuple[G
         raise BotStateError("tricks: the seats played the wrong numbers of cards for this point of the hand")
 
     # 3. the whole hand replayed on that deal: every bid and card checked by the engine
-    game = Game(rules)
     _reset(game, full, dealer, muestra, score)
     for i, b in enumerate(bids):
         _step(game, b, f"bids[{i}]")

@@ -159,7 +159,7 @@ def create_app(model: str | Path | None = "models/cuatrola.onnx", max_body: int 
             "games": len(games),
         }
 
-    @app.post("/v1/act", response_model=ActResponse)
+    @app.post("/v1/act", response_model=None, responses={200: {"model": ActResponse}})
     async def act(req: ActRequest) -> dict:  # about a millisecond of CPU: run in the event loop
         if bot is None:
             raise HTTPException(503, "no model loaded: start the service with --model")

@@ -1,6 +1,7 @@
 """Load test of the bot service on loopback: open-loop requests at a fixed rate.
 
     python benchmarks/bench_service.py --model models/cuatrola.onnx --rate 200 --seconds 20 --runs 3
+    python benchmarks/bench_service.py --model models/cuatrola.onnx --bot-only   # Bot.decide in-process
 
 Starts ``cuatrola-serve`` in a subprocess (one uvicorn worker), sends ``POST /v1/act``
 requests at ``--rate`` per second (each scheduled at its time, whether or not earlier ones
@@ -79,8 +80,27 @@ def main(argv=None) -> int:
     p.add_argument("--seconds", type=float, default=20.0, help="length of one run")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--port", type=int, default=8931)
+    p.add_argument("--bot-only", action="store_true", help="time Bot.decide in-process (no HTTP) instead")
     a = p.parse_args(argv)
     states = state_pool(2000)
+    if a.bot_only:
+        from cuatrola_env.bot import Bot
+
+        bot = Bot.load(a.model)
+        for s in states[:100]:  # warm-up
+            bot.decide(s)
+        per_run = []
+        for k in range(a.runs):
+            t = []
+            for s in states:
+                t0 = time.perf_counter()
+                bot.decide(s)
+                t.append(time.perf_counter() - t0)
+            per_run.append((np.median(t) * 1000, np.percentile(t, 99) * 1000))
+            print(f"run {k + 1}: {len(states)} states, median {per_run[-1][0]:.3f} ms, p99 {per_run[-1][1]:.3f} ms")
+        print(f"median of {a.runs} runs: decide() median {statistics.median(r[0] for r in per_run):.3f} ms, "
+              f"p99 {statistics.median(r[1] for r in per_run):.3f} ms")
+        return 0
     server = subprocess.Popen([sys.executable, "-m", "cuatrola_env.serve", "--model", a.model, "--port", str(a.port)])
     url = f"http://127.0.0.1:{a.port}"
     try:

@@ -31,7 +31,11 @@ def test_tiny_run_end_to_end(tmp_path):
     ea = EventAccumulator(str(run))
     ea.Reload()
     tags = set(ea.Tags()["scalars"])
-    assert {"charts/decisions_per_s", "losses/policy_loss", "losses/entropy", "eval/vs_heuristic_game_points"} <= tags
+    assert {"charts/decisions_per_s", "losses/policy_loss", "losses/entropy", "eval/vs_heuristic_game_points",
+            "losses/imitation_accuracy", "losses/bid_entropy"} <= tags
+    # tiny.yaml: 2,048 decisions of imitation (two updates), then PPO adding to the pool every update
+    assert 1 <= len(ck["pool"]) <= ck["config"]["pool_size"]
+    assert set(ck["pool"][0]) == set(ck["model"])
 
 
 def test_resume_continues_exactly(tmp_path):

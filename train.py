@@ -282,6 +282,20 @@ def main(argv=None) -> int:
     return 0
 
 
+def _optimise(net, opt, loss: torch.Tensor, cfg: Config) -> None:
+    """One gradient step with the gradient norm clipped."""
+    opt.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+    opt.step()
+
+
+def _accumulate(sums: dict[str, float], **values: torch.Tensor) -> None:
+    """Add each minibatch statistic to its running sum (averaged by the caller)."""
+    for k, v in values.items():
+        sums[k] = sums.get(k, 0.0) + v.item()
+
+
 def _imitation_update(net, opt, cfg: Config, data: dict, returns: np.ndarray, rng: np.random.Generator) -> dict:
     """Warm start: cross-entropy towards the heuristic's actions; the critic learns their returns."""
     size = len(returns)
@@ -295,14 +309,10 @@ def _imitation_update(net, opt, cfg: Config, data: dict, returns: np.ndarray, rn
         ce = torch.nn.functional.cross_entropy(logits, t["target"][idx])
         v_loss = 0.5 * ((net.value(t["obs"][idx], t["pobs"][idx]) - ret[idx]) ** 2).mean()
         loss = ce + cfg.vf_coef * v_loss
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-        opt.step()
+        _optimise(net, opt, loss, cfg)
         with torch.no_grad():
             agree = (logits.argmax(-1) == t["target"][idx]).float().mean()
-        for k, v in (("imitation_loss", ce), ("value_loss", v_loss), ("imitation_accuracy", agree)):
-            sums[k] = sums.get(k, 0.0) + v.item()
+        _accumulate(sums, imitation_loss=ce, value_loss=v_loss, imitation_accuracy=agree)
     return {k: v / cfg.num_minibatches for k, v in sums.items()}
 
 
@@ -331,15 +341,10 @@ def _ppo_update(net, opt, cfg: Config, data: dict, returns: np.ndarray, rng: np.
             ent = ent_all.mean()
             bid_ent = (ent_all * t["bidding"][idx]).sum() / t["bidding"][idx].sum().clamp(min=1)
             loss = pg + cfg.vf_coef * v_loss - cfg.ent_coef * ent - cfg.bid_ent_coef * bid_ent
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-            opt.step()
+            _optimise(net, opt, loss, cfg)
             with torch.no_grad():
                 kl = ((ratio - 1) - (logp - t["logp"][idx])).mean()
-            for k, v in (("policy_loss", pg), ("value_loss", v_loss), ("entropy", ent), ("bid_entropy", bid_ent),
-                         ("approx_kl", kl)):
-                sums[k] = sums.get(k, 0.0) + v.item()
+            _accumulate(sums, policy_loss=pg, value_loss=v_loss, entropy=ent, bid_entropy=bid_ent, approx_kl=kl)
     return {k: v / (cfg.update_epochs * cfg.num_minibatches) for k, v in sums.items()}
 
 

@@ -24,6 +24,7 @@ import time
 import httpx
 import numpy as np
 
+from cuatrola_env.bot import seat_state
 from cuatrola_env.game import Game
 
 
@@ -34,14 +35,7 @@ def state_pool(n: int, seed: int = 0) -> list[dict]:
     while len(out) < n:
         game = Game(seed=int(rng.integers(2**31)))
         while not game.over and len(out) < n:
-            g, rec = game.single, game._hands[-1]
-            plays = [[s, a] for s, a in zip(rec["seats"], rec["actions"], strict=True) if a < 20]
-            out.append({
-                "seat": g.current, "dealer": g.dealer, "muestra": g.muestra,
-                "hand": [c for c in range(20) if g.hands[g.current] >> c & 1],
-                "bids": [a for a in rec["actions"] if a >= 20],
-                "tricks": [plays[i : i + g.trick_size] for i in range(0, len(plays), g.trick_size)],
-            })
+            out.append(seat_state(game))
             game.step(int(rng.choice(game.legal_actions())))
     return out
 

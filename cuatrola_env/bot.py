@@ -60,6 +60,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .bitboards import cards_of
 from .game import Game
 from .observation import OBS_DIM, OBS_VERSION
 from .rules import CONTRACT_NAMES, NUM_ACTIONS, NUM_CARDS, action_name, get_rules
@@ -224,8 +225,8 @@ def replay_state(state: dict, rng: np.random.Generator | None = None) -> tuple[G
         raise BotStateError("the hand is over: there is nothing to play")
     if game.current_player != seat:
         raise BotStateError(f"seat: it is seat {game.current_player}'s turn, not seat {seat}'s")
-    if "contract" in state and state["contract"] is not None:
-        want = state["contract"]
+    want = state.get("contract")
+    if want is not None:
         have = CONTRACT_NAMES[game.single.contract] if game.single.contract >= 0 else None
         if want != have:
             raise BotStateError(f"contract: the bids give {have!r}, the state says {want!r}")
@@ -246,7 +247,7 @@ def _temporary_deal(mine: int, seat: int, dealer: int, muestra: int, rng) -> lis
 
 
 def _reset(game: Game, masks: list[int], dealer: int, muestra: int, score: list[int]) -> None:
-    hands = [[c for c in range(NUM_CARDS) if m >> c & 1] for m in masks]
+    hands = [cards_of(m) for m in masks]
     try:
         game.reset(hands=hands, dealer=dealer, muestra=muestra, score=score)
     except ValueError as e:
@@ -258,6 +259,26 @@ def _step(game: Game, action: int, field: str) -> None:
         game.step(action)
     except ValueError as e:
         raise BotStateError(f"{field}: {e}") from None
+
+
+def seat_state(game: Game, seat: int | None = None) -> dict:
+    """The JSON game state of ``seat`` (default: the seat to act) of a game: what a game
+    server holds for one seat, the inverse of :func:`replay_state`."""
+    g = game.single
+    seat = g.current if seat is None else seat
+    rec = game._hands[-1]
+    plays = [[s, a] for s, a in zip(rec["seats"], rec["actions"], strict=True) if a < NUM_CARDS]
+    return {
+        "seat": seat, "dealer": g.dealer, "muestra": g.muestra, "score": list(g.score), "rules": game.rules.name,
+        "hand": cards_of(g.hands[seat]), "bids": [a for a in rec["actions"] if a >= NUM_CARDS],
+        "tricks": [plays[i : i + g.trick_size] for i in range(0, len(plays), g.trick_size)],
+    }
+
+
+def _sample(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One action per row of probabilities ``p`` (N, 24), by inverse transform."""
+    u = rng.random((len(p), 1))
+    return np.minimum((p.cumsum(1) < u).sum(1), NUM_ACTIONS - 1).astype(np.int64)
 
 
 # --------------------------------------------------------------------------- bot
@@ -331,16 +352,14 @@ class Bot:
 
     def choose(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
         """Actions of a batch of observations (always legal); ``rng`` defaults to the bot's."""
-        p = self.probabilities(obs, mask)
-        u = (rng or self.rng).random((len(p), 1))
-        return np.minimum((p.cumsum(1) < u).sum(1), NUM_ACTIONS - 1).astype(np.int64)
+        return _sample(self.probabilities(obs, mask), rng or self.rng)
 
     def decide(self, state: dict) -> dict:
         """``{"action", "name", "probabilities", "legal"}`` for a JSON game state."""
         game, _ = replay_state(state, self.rng)
         obs, mask = game.observe(), game.legal_mask()
-        p = self.probabilities(obs, mask)[0]
-        a = int(np.minimum((p.cumsum() < self.rng.random()).sum(), NUM_ACTIONS - 1))
+        probs = self.probabilities(obs, mask)
+        a, p = int(_sample(probs, self.rng)[0]), probs[0]
         if not mask[a]:  # cannot happen: p is zero off the mask
             raise RuntimeError(f"the bot chose an illegal action {a}")
         return {"action": a, "name": action_name(a), "probabilities": [round(float(x), 6) for x in p],
@@ -351,4 +370,4 @@ class Bot:
         return self.decide(state)["action"]
 
 
-__all__ = ["Bot", "BotStateError", "LEVELS", "Level", "ModelError", "replay_state"]
+__all__ = ["Bot", "BotStateError", "LEVELS", "Level", "ModelError", "replay_state", "seat_state"]

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from .rules import CONTRACT_NAMES, action_name, card_name
-from .table import Table, make_player
+from .table import Table
 
 
 def describe(view: dict) -> str:
@@ -85,8 +85,7 @@ def main(argv=None, input_fn=input, print_fn=print) -> int:
     rules = get_rules(a.rules, **({} if a.target is None else {"target": a.target}))
     others = [s for s in range(4) if s != a.seat]
     try:
-        players = {s: make_player(lv, bot, None if a.seed is None else a.seed + s) for s, lv in zip(others, levels, strict=True)}
-        table = Table(players, a.seat, rules, "match", a.seed)
+        table = Table.with_levels(levels, a.seat, rules, bot, a.seed)
     except ValueError as e:
         p.error(str(e))
     view = table.view()

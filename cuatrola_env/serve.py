@@ -43,7 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .bot import LEVELS, Bot, BotStateError
 from .rules import get_rules
-from .table import BASELINES, Table, make_player
+from .table import BASELINES, Table
 
 MAX_BODY = 16 * 1024
 MAX_GAMES = 1000
@@ -174,10 +174,8 @@ def create_app(model: str | Path | None = "models/cuatrola.onnx", max_body: int 
     def new_game(req: NewGame) -> dict:
         try:
             rules = get_rules(req.rules, **({} if req.target is None else {"target": req.target}))
-            others = [s for s in range(4) if s != req.seat]
             seed = req.seed if req.seed is not None else secrets.randbelow(2**31)
-            players = {s: make_player(lv, bot, seed + s) for s, lv in zip(others, req.bots, strict=True)}
-            table = Table(players, req.seat, rules, "match", seed)
+            table = Table.with_levels(req.bots, req.seat, rules, bot, seed)
         except ValueError as e:
             raise HTTPException(400, str(e)) from None
         gid = secrets.token_urlsafe(12)

@@ -40,6 +40,11 @@ def make_player(level: str, bot=None, seed: int | None = None) -> Player:
     return lambda game: int(b.choose(game.observe()[None], game.legal_mask()[None])[0])
 
 
+def _check_human(human) -> None:
+    if human not in range(4):
+        raise ValueError(f"human seat must be 0..3, got {human!r}")
+
+
 class Table:
     """A match (or one hand) with a human at ``human`` and ``players`` at the other seats.
 
@@ -49,14 +54,24 @@ class Table:
 
     def __init__(self, players: dict[int, Player], human: int = 0, rules: RulesLike = "online",
                  mode: str = "match", seed: int | None = None):
-        if human not in range(4):
-            raise ValueError(f"human seat must be 0..3, got {human!r}")
+        _check_human(human)
         if sorted(players) != sorted(set(range(4)) - {human}):
             raise ValueError(f"players must be given for seats {sorted(set(range(4)) - {human})}")
         self.game = Game(rules, mode=mode, seed=seed)
         self.human, self.players = human, players
         self.events: list[dict] = []
         self._advance()
+
+    @classmethod
+    def with_levels(cls, levels, human: int = 0, rules: RulesLike = "online", bot=None,
+                    seed: int | None = None, mode: str = "match") -> Table:
+        """A table whose other seats, in seat order, play at ``levels`` (see :func:`make_player`)."""
+        _check_human(human)
+        others = [s for s in range(4) if s != human]
+        if len(levels) != len(others):
+            raise ValueError(f"give {len(others)} bot levels (one per other seat), got {len(levels)}")
+        players = {s: make_player(lv, bot, None if seed is None else seed + s) for s, lv in zip(others, levels, strict=True)}
+        return cls(players, human, rules, mode, seed)
 
     # ------------------------------------------------------------------ play
     def play(self, action: int) -> dict:

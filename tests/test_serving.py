@@ -6,24 +6,10 @@ import shutil
 import numpy as np
 import pytest
 
+from cuatrola_env.bot import seat_state
 from cuatrola_env.game import Game
 
 ort = pytest.importorskip("onnxruntime")
-
-
-def state_of(game: Game, seat: int | None = None) -> dict:
-    """The JSON game state of the seat to act, as a game server would hold it."""
-    g = game.single
-    seat = g.current if seat is None else seat
-    rec = game._hands[-1]
-    bids = [a for a in rec["actions"] if a >= 20]
-    plays = [[s, a] for s, a in zip(rec["seats"], rec["actions"], strict=True) if a < 20]
-    size = g.trick_size
-    return {
-        "seat": seat, "dealer": g.dealer, "muestra": g.muestra, "score": list(g.score), "rules": game.rules.name,
-        "hand": [c for c in range(20) if g.hands[seat] >> c & 1], "bids": bids,
-        "tricks": [plays[i : i + size] for i in range(0, len(plays), size)],
-    }
 
 
 # --------------------------------------------------------------------------- export
@@ -60,7 +46,7 @@ def test_bot_plays_legal_moves_from_json_states_of_real_games(onnx_model):
         lv = list(bots)[seed % 4]
         bot = bots[lv].with_level(lv, seed)
         while not game.over:
-            state = json.loads(json.dumps(state_of(game)))  # through JSON, as a server would send it
+            state = json.loads(json.dumps(seat_state(game)))  # through JSON, as a server would send it
             out = bot.decide(state)
             assert out["action"] in game.legal_actions()
             assert abs(sum(out["probabilities"]) - 1) < 1e-4
@@ -80,7 +66,7 @@ def test_bot_observation_does_not_depend_on_hidden_cards(onnx_model):
                 game.step(int(rng.choice(game.legal_actions())))
         if game.over:
             continue
-        replayed, seat = replay_state(state_of(game), np.random.default_rng(seed + 99))
+        replayed, seat = replay_state(seat_state(game), np.random.default_rng(seed + 99))
         assert seat == game.current_player
         np.testing.assert_array_equal(replayed.observe(), game.observe())
         np.testing.assert_array_equal(replayed.legal_mask(), game.legal_mask())
@@ -120,7 +106,7 @@ def test_bot_refuses_impossible_play():
     game = Game(seed=4)
     while game.single.phase == 0:
         game.step(20)  # everyone passes
-    state = state_of(game)
+    state = seat_state(game)
     me = state["seat"]
     # claim the seat to act played a card it still holds (a card in two places)
     state["tricks"] = [[[me, state["hand"][0]]]]
@@ -191,7 +177,7 @@ def test_service_health_and_act(client):
     assert h["status"] == "ok" and "expert" in h["levels"]
     game = Game(seed=11)
     while not game.over:
-        r = client.post("/v1/act", json={"state": state_of(game), "level": "strong"})
+        r = client.post("/v1/act", json={"state": seat_state(game), "level": "strong"})
         assert r.status_code == 200, r.text
         assert r.json()["action"] in game.legal_actions()
         game.step(r.json()["action"])

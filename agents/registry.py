@@ -47,10 +47,20 @@ class BotAgent(Agent):
         return self.bot.choose(obs, mask, self.rng).tolist()
 
 
+def _search(**kw):
+    from .search import SearchAgent  # loads the ONNX model
+
+    return SearchAgent(**kw)
+
+
+_search.OPTIONS = {"path": str, "worlds": int, "candidates": int, "infer": float, "floor": float, "play": str, "bid": str}
+
+
 AGENTS = {
     "random": RandomAgent,
     "heuristic": HeuristicAgent,
     "pimc": _pimc,
     "model": _model,
     "bot": BotAgent,
+    "search": _search,
 }

@@ -1,0 +1,94 @@
+"""The network-guided search agent (agents/search.py): legal, blind to hidden cards, and its
+rollouts and inference do what they say."""
+
+import numpy as np
+import pytest
+
+from agents.base import seat_view
+from cuatrola_env.bot import seat_state
+from cuatrola_env.game import Game
+
+pytest.importorskip("onnxruntime")
+
+
+def _agent(onnx_model, **kw):
+    from agents.search import SearchAgent
+
+    kw = {"worlds": 6, "candidates": 16, **kw}
+    return SearchAgent(seed=kw.pop("seed", 0), path=onnx_model, **kw)
+
+
+@pytest.mark.parametrize("play, bid", [("rollout", "rollout"), ("pimc", "policy"), ("policy", "rollout")])
+def test_search_plays_legal_moves_in_whole_games(onnx_model, play, bid):
+    agent = _agent(onnx_model, play=play, bid=bid)
+    for seed in range(4):  # both presets
+        game = Game("online" if seed % 2 else "traditional", seed=seed)
+        while not game.over:
+            a = agent.act(seat_view(game))
+            assert a in game.legal_actions(), f"illegal action {a} at {seat_state(game)}"
+            game.step(a)
+
+
+def test_search_decision_does_not_depend_on_hidden_cards(onnx_model):
+    """The same seat state on two deals that differ only in the cards this seat cannot see
+    gives the same decision (same seed): nothing hidden reaches the agent."""
+    from cuatrola_env.bot import replay_state
+
+    checked = redealt = 0
+    for seed in range(60):
+        game = Game(seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(int(rng.integers(2, 14))):
+            if not game.over:
+                game.step(int(rng.choice(game.legal_actions())))
+        if game.over or len(game.legal_actions()) == 1:
+            continue
+        other, seat = replay_state(seat_state(game), np.random.default_rng(seed + 1000))
+        redealt += list(other.single.hands) != list(game.single.hands)
+        a1 = _agent(onnx_model, seed=seed).act(seat_view(game))
+        a2 = _agent(onnx_model, seed=seed).act(seat_view(other, seat))
+        assert a1 == a2
+        checked += 1
+    assert checked >= 10 and redealt >= 5
+
+
+def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model):
+    """With the true deal as the only world, the value of each action is what the network gets
+    playing the rest of the hand through Game (the reference), for the acting seat's team."""
+    from agents.search import SearchAgent
+    from cuatrola_env import engine
+    from cuatrola_env.bitboards import from_cards
+    from cuatrola_env.bot import Bot
+
+    bot = Bot.load(onnx_model)
+    greedy = lambda g: int(np.where(g.legal_mask(), bot.logits(g.observe()[None], g.legal_mask()[None])[0], -np.inf).argmax())
+    agent = SearchAgent(seed=0, path=onnx_model, worlds=1)
+    checked = 0
+    for seed in range(16):
+        game = Game(seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(int(rng.integers(0, 12))):  # random bids and plays up to some decision
+            if not game.over:
+                game.step(int(rng.choice(game.legal_actions())))
+        if game.over:
+            continue
+        view = seat_view(game)
+        deal = game.record()["hands"][-1]
+        s = engine.new_state(1)
+        engine.start_hand(s, np.arange(1), np.array([[from_cards(h) for h in deal["hands"]]], np.uint32),
+                          np.array([view.dealer], np.int8), np.array([view.muestra], np.int8))
+        s.score[:] = view.score
+        for _, a in view.history:
+            engine.step(s, np.array([a], np.int8), view.rules)
+        values = agent.action_values(view, view.legal_actions, s)[:, 0]
+        for a, v in zip(view.legal_actions, values, strict=True):
+            ref = Game(seed=0)
+            ref.reset(hands=deal["hands"], dealer=view.dealer, muestra=view.muestra, score=list(view.score))
+            for _, b in view.history:
+                ref.step(b)
+            rewards, done = ref.step(a)
+            while not done:
+                rewards, done = ref.step(greedy(ref))
+            assert v == rewards[view.seat], (seed, a)
+        checked += 1
+    assert checked >= 10

@@ -92,3 +92,32 @@ def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model):
             assert v == rewards[view.seat], (seed, a)
         checked += 1
     assert checked >= 10
+
+
+def test_inference_weights_deals_by_the_bids_seen(onnx_model):
+    """Policy-based inference: under a policy that bids quintola only with the as of trump, a
+    quintola bid puts the as in the bidder's hand in (nearly) every drawn world; uniform
+    sampling puts it there in about 5 of 14 (the hidden cards' share of the bidder's hand)."""
+    from agents.search import SearchAgent
+
+    class AsBidder(SearchAgent):
+        def _logits(self, obs, mask):
+            logits = np.zeros(mask.shape, np.float32)
+            logits[:, 23] = np.where(obs[:, 4] > 0, 10.0, -10.0)  # hand view: column 4 = as of oros (trump)
+            return logits
+
+    # dealer 0 turns the sota of oros (card 0): oros are trump, the as of oros is card 4, held by la mano (seat 1)
+    hands = [[0, 5, 6, 7, 8], [4, 9, 10, 11, 12], [1, 13, 14, 15, 16], [2, 3, 17, 18, 19]]
+    game = Game(seed=0)
+    game.reset(hands=hands, dealer=0, muestra=0)
+    game.step(23)  # seat 1: quintola
+    view = seat_view(game)
+    assert view.seat == 2
+    share = {}
+    for infer in (0.0, 1.0):
+        agent = AsBidder(seed=3, path=onnx_model, worlds=64, candidates=256, infer=infer, floor=0.01)
+        worlds = agent._worlds(view)
+        assert (worlds.hands[:, 2] == game.single.hands[2]).all()  # my own hand is never resampled
+        share[infer] = float(np.mean(worlds.hands[:, 1] >> 4 & 1))
+    assert share[1.0] >= 0.9, share
+    assert share[0.0] <= 0.6, share

@@ -39,9 +39,13 @@ class BotAgent(Agent):
         self.bot = Bot.load(path, level=level)
 
     def act(self, view):
+        if self.bot.level == "master":  # search needs the view's history, not only its observation
+            return self.bot.searcher.act(view)
         return self.act_batch([view])[0]
 
     def act_batch(self, views):
+        if self.bot.level == "master":
+            return [self.act(v) for v in views]
         obs = np.stack([v.observation for v in views])
         mask = np.stack([v.legal_mask for v in views])
         return self.bot.choose(obs, mask, self.rng).tolist()

@@ -247,3 +247,10 @@ class Position:
         tt = new_table()
         legal = self.legal()
         return {c: self.solve(tt, only=1 << c) for c in range(20) if legal >> c & 1}
+
+
+def warm_up() -> None:
+    """Compile the solver now (a few seconds, once per process) by solving a small position."""
+    from cuatrola_env.rules import get_rules
+
+    Position([0b11111, 0b11111 << 5, 0b11111 << 10, 0b11111 << 15], 0, [], 0, 0, 0, -1, 0, -1, get_rules("online")).solve()

@@ -43,6 +43,11 @@ is measured in the README.
 =========  ===========================================================
 level      how it plays
 =========  ===========================================================
+master     searches every decision (:mod:`agents.search`): deals of the
+           hidden cards weighted by how likely the policy finds the
+           bids and plays seen, bids by policy rollouts, card plays by
+           the double-dummy solver over those deals (needs numba; a
+           few ms per decision; the solver compiles on first use)
 expert     the most likely legal action
 strong     samples the policy at temperature 0.5
 medium     samples the policy at temperature 1; 20% of its card plays at random
@@ -70,13 +75,17 @@ from .rules import CONTRACT_NAMES, NUM_ACTIONS, NUM_CARDS, action_name, get_rule
 class Level:
     """How a bot picks from the policy: ``temperature`` 0 is greedy; ``random`` is the share
     of card plays made uniformly at random among the legal cards (bids always follow the
-    policy: a random bid would be a blunder no human makes)."""
+    policy: a random bid would be a blunder no human makes); ``search`` plans each decision
+    with :class:`agents.search.SearchAgent` instead (it needs the game's history, so it plays
+    from a state or a game, not from a bare observation)."""
 
     temperature: float
     random: float = 0.0
+    search: bool = False
 
 
 LEVELS = {
+    "master": Level(0.0, search=True),
     "expert": Level(0.0),
     "strong": Level(0.5),
     "medium": Level(1.0, 0.2),
@@ -291,6 +300,7 @@ class Bot:
         self.session, self.card, self.level = session, card, level
         self.rules = get_rules(card["rules"])
         self.rng = np.random.default_rng(seed)
+        self._searcher = None
 
     @classmethod
     def load(cls, path: str | Path = "models/cuatrola.onnx", level: str = "expert", seed: int | None = None,
@@ -326,6 +336,30 @@ class Bot:
         """The same model at another level (shares the loaded session)."""
         return Bot(self.session, self.card, level, seed)
 
+    @property
+    def searcher(self):
+        """The :class:`agents.search.SearchAgent` of a search level (made on first use)."""
+        if self._searcher is None:
+            from agents.search import SearchAgent
+
+            self._searcher = SearchAgent(seed=int(self.rng.integers(2**31)), bot=self, play="pimc")
+        return self._searcher
+
+    def play(self, game: Game) -> tuple[int, np.ndarray]:
+        """The action for the seat to act in ``game``, and the (24,) probabilities it was drawn from."""
+        obs, mask = game.observe(), game.legal_mask()
+        if LEVELS[self.level].search:
+            from agents.base import seat_view
+
+            p = np.zeros(NUM_ACTIONS)
+            p[self.searcher.act(seat_view(game))] = 1.0
+        else:
+            p = self.probabilities(obs, mask)[0]
+        a = int(_sample(p[None], self.rng)[0])
+        if not mask[a]:  # cannot happen: p is zero off the mask
+            raise RuntimeError(f"the bot chose an illegal action {a}")
+        return a, p
+
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Masked logits of a batch: ``obs`` (N, OBS_DIM) float32, ``mask`` (N, 24) bool."""
         return self.session.run(["logits"], {"observation": np.asarray(obs, np.float32).reshape(-1, OBS_DIM),
@@ -352,16 +386,15 @@ class Bot:
 
     def choose(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
         """Actions of a batch of observations (always legal); ``rng`` defaults to the bot's."""
+        if LEVELS[self.level].search:
+            raise ValueError(f"level {self.level!r} searches over the game's history: use decide(state) or play(game)")
         return _sample(self.probabilities(obs, mask), rng or self.rng)
 
     def decide(self, state: dict) -> dict:
         """``{"action", "name", "probabilities", "legal"}`` for a JSON game state."""
         game, _ = replay_state(state, self.rng)
-        obs, mask = game.observe(), game.legal_mask()
-        probs = self.probabilities(obs, mask)
-        a, p = int(_sample(probs, self.rng)[0]), probs[0]
-        if not mask[a]:  # cannot happen: p is zero off the mask
-            raise RuntimeError(f"the bot chose an illegal action {a}")
+        mask = game.legal_mask()
+        a, p = self.play(game)
         return {"action": a, "name": action_name(a), "probabilities": [round(float(x), 6) for x in p],
                 "legal": [int(x) for x in np.flatnonzero(mask)]}
 

@@ -5,7 +5,7 @@
     python -m cuatrola_env.play --bots heuristic,heuristic,heuristic --model none
 
 At your turn the legal moves are listed with numbers; type the number (or ``q`` to quit).
-Bots' levels: ``expert``, ``strong``, ``medium``, ``easy`` (the ONNX model) or ``heuristic``,
+Bots' levels: ``master`` (search), ``expert``, ``strong``, ``medium``, ``easy`` (the ONNX model) or ``heuristic``,
 ``random`` (no model needed). Your partner sits opposite you (seat + 2).
 """
 

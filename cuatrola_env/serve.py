@@ -28,6 +28,7 @@ The server keeps every hidden hand: a game view carries only the human seat's ow
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import secrets
 import sys
@@ -40,6 +41,7 @@ from typing import Literal
 from fastapi import FastAPI, HTTPException
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 
 from .bot import LEVELS, Bot, BotStateError
 from .rules import get_rules
@@ -48,8 +50,8 @@ from .table import BASELINES, Table
 MAX_BODY = 16 * 1024
 MAX_GAMES = 1000
 
-Level = Literal["expert", "strong", "medium", "easy", "beginner"]
-BotLevel = Literal["expert", "strong", "medium", "easy", "beginner", "heuristic", "random"]
+Level = Literal["master", "expert", "strong", "medium", "easy", "beginner"]
+BotLevel = Literal["master", "expert", "strong", "medium", "easy", "beginner", "heuristic", "random"]
 
 
 class GameState(BaseModel):
@@ -137,10 +139,22 @@ class BodyLimit:
         return await self.app(scope, replay, send)
 
 
+SEARCH = importlib.util.find_spec("numba") is not None  #: level master (search) is available
+
+
+def _warm_up_search() -> None:
+    from agents.solver import warm_up
+
+    warm_up()
+
+
 def create_app(model: str | Path | None = "models/cuatrola.onnx", max_body: int = MAX_BODY,
                max_games: int = MAX_GAMES) -> FastAPI:
     """The service. ``model=None`` serves only the baseline levels (heuristic, random)."""
     bot = Bot.load(model) if model is not None else None
+    levels = [lv for lv in LEVELS if SEARCH or not LEVELS[lv].search] if bot else []
+    if bot is not None and SEARCH:  # compile the solver of level master now, not on its first request
+        threading.Thread(target=_warm_up_search, daemon=True).start()
     app = FastAPI(title="Cuatrola bot service", version="1", description=__doc__.split("\n\n")[0])
     games: OrderedDict[str, tuple[Table, threading.Lock]] = OrderedDict()
     games_lock = threading.Lock()
@@ -155,23 +169,28 @@ def create_app(model: str | Path | None = "models/cuatrola.onnx", max_body: int 
                 "file": card["model"], "sha256": card["sha256"], "obs_version": card["obs_version"],
                 "rules": card["rules"]["name"], "decisions_trained": card["training"]["decisions"],
             },
-            "levels": (list(LEVELS) if bot else []) + list(BASELINES),
+            "levels": levels + list(BASELINES),
             "games": len(games),
         }
 
     @app.post("/v1/act", response_model=None, responses={200: {"model": ActResponse}})
-    async def act(req: ActRequest) -> dict:  # about a millisecond of CPU: run in the event loop
+    async def act(req: ActRequest) -> dict:
         if bot is None:
             raise HTTPException(503, "no model loaded: start the service with --model")
+        if req.level not in levels:
+            raise HTTPException(400, f"level {req.level!r} needs numba on the server (pip install numba)")
         state = req.state.model_dump(exclude_none=True)
-        try:
-            out = bot.with_level(req.level).decide(state)  # a bot of its own per request: thread-safe
+        b = bot.with_level(req.level)  # a bot of its own per request: thread-safe
+        try:  # about a millisecond of CPU: run in the event loop; a search takes longer: a worker thread
+            out = await run_in_threadpool(b.decide, state) if LEVELS[req.level].search else b.decide(state)
         except BotStateError as e:
             raise HTTPException(400, f"state.{e}") from None
         return {**out, "level": req.level}
 
     @app.post("/v1/games")
     def new_game(req: NewGame) -> dict:
+        if bot is not None and any(LEVELS[lv].search and lv not in levels for lv in req.bots if lv in LEVELS):
+            raise HTTPException(400, "level master needs numba on the server (pip install numba)")
         try:
             rules = get_rules(req.rules, **({} if req.target is None else {"target": req.target}))
             seed = req.seed if req.seed is not None else secrets.randbelow(2**31)

@@ -37,7 +37,7 @@ def make_player(level: str, bot=None, seed: int | None = None) -> Player:
     if bot is None:
         raise ValueError(f"level {level!r} needs a model (--model); without one use {' or '.join(BASELINES)}")
     b = bot.with_level(level, seed)
-    return lambda game: int(b.choose(game.observe()[None], game.legal_mask()[None])[0])
+    return lambda game: b.play(game)[0]
 
 
 def _check_human(human) -> None:

@@ -40,10 +40,10 @@ def test_export_refuses_a_bad_checkpoint(tmp_path):
 def test_bot_plays_legal_moves_from_json_states_of_real_games(onnx_model):
     from cuatrola_env.bot import Bot
 
-    bots = {lv: Bot.load(onnx_model, level=lv, seed=1) for lv in ("expert", "strong", "medium", "easy")}
-    for seed in range(12):  # both presets: the state's rules decide what is legal
+    bots = {lv: Bot.load(onnx_model, level=lv, seed=1) for lv in ("expert", "strong", "medium", "easy", "master")}
+    for seed in range(15):  # both presets: the state's rules decide what is legal
         game = Game("online" if seed % 2 else "traditional", seed=seed)
-        lv = list(bots)[seed % 4]
+        lv = list(bots)[seed % 5]
         bot = bots[lv].with_level(lv, seed)
         while not game.over:
             state = json.loads(json.dumps(seat_state(game)))  # through JSON, as a server would send it
@@ -52,6 +52,16 @@ def test_bot_plays_legal_moves_from_json_states_of_real_games(onnx_model):
             assert abs(sum(out["probabilities"]) - 1) < 1e-4
             assert all(p == 0 for a, p in enumerate(out["probabilities"]) if a not in game.legal_actions())
             game.step(out["action"])
+
+
+def test_search_level_needs_the_history_not_a_bare_observation(onnx_model):
+    from cuatrola_env.bot import Bot
+
+    bot = Bot.load(onnx_model, level="master")
+    game = Game(seed=0)
+    with pytest.raises(ValueError, match="searches over the game's history"):
+        bot.choose(game.observe()[None], game.legal_mask()[None])
+    assert bot.play(game)[0] in game.legal_actions()
 
 
 def test_bot_observation_does_not_depend_on_hidden_cards(onnx_model):
@@ -174,10 +184,11 @@ def client(onnx_model):
 
 def test_service_health_and_act(client):
     h = client.get("/v1/health").json()
-    assert h["status"] == "ok" and "expert" in h["levels"]
+    assert h["status"] == "ok" and "expert" in h["levels"] and "master" in h["levels"]
     game = Game(seed=11)
     while not game.over:
-        r = client.post("/v1/act", json={"state": seat_state(game), "level": "strong"})
+        level = "master" if game.current_player % 2 else "strong"
+        r = client.post("/v1/act", json={"state": seat_state(game), "level": level})
         assert r.status_code == 200, r.text
         assert r.json()["action"] in game.legal_actions()
         game.step(r.json()["action"])

@@ -121,3 +121,19 @@ def test_inference_weights_deals_by_the_bids_seen(onnx_model):
         share[infer] = float(np.mean(worlds.hands[:, 1] >> 4 & 1))
     assert share[1.0] >= 0.9, share
     assert share[0.0] <= 0.6, share
+
+
+def test_match_win_table_is_a_fair_game_of_chance():
+    """Equal teams: V[a, b] + V[b, a] = 1; more points never hurt; reaching the target wins."""
+    from agents.search import match_win_table
+
+    v = match_win_table(11)
+    assert v[0, 0] == pytest.approx(0.5)
+    for a in range(11):
+        for b in range(11):
+            assert v[a, b] + v[b, a] == pytest.approx(1.0)
+            if a < 10:
+                assert v[a + 1, b] > v[a, b]
+    assert (v[11:, :11] == 1).all()
+    # one game point from the target, against a team at 0: only a run of opponents' hands loses
+    assert 0.98 < v[10, 0] < 1.0

@@ -2,6 +2,7 @@
 
     python benchmarks/bench_service.py --model models/cuatrola.onnx --rate 200 --seconds 20 --runs 3
     python benchmarks/bench_service.py --model models/cuatrola.onnx --bot-only   # Bot.decide in-process
+    python benchmarks/bench_service.py --bot-only --level master --states 500    # the searching level
 
 Starts ``cuatrola-serve`` in a subprocess (one uvicorn worker), sends ``POST /v1/act``
 requests at ``--rate`` per second (each scheduled at its time, whether or not earlier ones
@@ -40,7 +41,7 @@ def state_pool(n: int, seed: int = 0) -> list[dict]:
     return out
 
 
-async def one_run(url: str, states: list[dict], rate: float, seconds: float) -> dict:
+async def one_run(url: str, states: list[dict], rate: float, seconds: float, level: str = "expert") -> dict:
     n = int(rate * seconds)
     lat: list[float] = []
     errors = 0
@@ -51,7 +52,7 @@ async def one_run(url: str, states: list[dict], rate: float, seconds: float) -> 
             await asyncio.sleep(max(0.0, at - time.perf_counter()))
             t0 = time.perf_counter()
             try:
-                r = await client.post("/v1/act", content=json.dumps({"state": states[i % len(states)]}),
+                r = await client.post("/v1/act", content=json.dumps({"state": states[i % len(states)], "level": level}),
                                       headers={"content-type": "application/json"})
                 ok = r.status_code == 200
             except httpx.HTTPError:
@@ -75,25 +76,32 @@ def main(argv=None) -> int:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--port", type=int, default=8931)
     p.add_argument("--bot-only", action="store_true", help="time Bot.decide in-process (no HTTP) instead")
+    p.add_argument("--level", default="expert", help="bot level of every request (master: search)")
+    p.add_argument("--states", type=int, default=2000, help="game states in the pool")
     a = p.parse_args(argv)
-    states = state_pool(2000)
+    states = state_pool(a.states)
     if a.bot_only:
         from cuatrola_env.bot import Bot
 
-        bot = Bot.load(a.model)
-        for s in states[:100]:  # warm-up
+        bot = Bot.load(a.model, level=a.level)
+        for s in states[:100]:  # warm-up (and, for master, the solver's compilation)
             bot.decide(s)
         per_run = []
+        bidding = np.array([len(s.get("bids", [])) < 4 for s in states])
         for k in range(a.runs):
             t = []
             for s in states:
                 t0 = time.perf_counter()
                 bot.decide(s)
                 t.append(time.perf_counter() - t0)
-            per_run.append((np.median(t) * 1000, np.percentile(t, 99) * 1000))
-            print(f"run {k + 1}: {len(states)} states, median {per_run[-1][0]:.3f} ms, p99 {per_run[-1][1]:.3f} ms")
-        print(f"median of {a.runs} runs: decide() median {statistics.median(r[0] for r in per_run):.3f} ms, "
-              f"p99 {statistics.median(r[1] for r in per_run):.3f} ms")
+            t = np.array(t)
+            per_run.append((np.median(t) * 1000, np.percentile(t, 99) * 1000, np.median(t[bidding]) * 1000,
+                            np.median(t[~bidding]) * 1000))
+            print(f"run {k + 1}: {len(states)} states, median {per_run[-1][0]:.3f} ms, p99 {per_run[-1][1]:.3f} ms "
+                  f"(bids {per_run[-1][2]:.3f} ms, card plays {per_run[-1][3]:.3f} ms)")
+        med = [statistics.median(r[i] for r in per_run) for i in range(4)]
+        print(f"median of {a.runs} runs, level {a.level}: decide() median {med[0]:.3f} ms, p99 {med[1]:.3f} ms; "
+              f"bids {med[2]:.3f} ms, card plays {med[3]:.3f} ms ({bidding.sum()} bid and {(~bidding).sum()} play states)")
         return 0
     server = subprocess.Popen([sys.executable, "-m", "cuatrola_env.serve", "--model", a.model, "--port", str(a.port)])
     url = f"http://127.0.0.1:{a.port}"
@@ -104,10 +112,10 @@ def main(argv=None) -> int:
                     break
             except httpx.HTTPError:
                 time.sleep(0.1)
-        asyncio.run(one_run(url, states, a.rate, 2.0))  # warm-up
+        asyncio.run(one_run(url, states, a.rate, 2.0, a.level))  # warm-up
         runs = []
         for k in range(a.runs):
-            r = asyncio.run(one_run(url, states, a.rate, a.seconds))
+            r = asyncio.run(one_run(url, states, a.rate, a.seconds, a.level))
             runs.append(r)
             print(f"run {k + 1}: {r['requests']} requests at {r['rate']:.0f}/s, p50 {r['p50_ms']:.2f} ms, "
                   f"p99 {r['p99_ms']:.2f} ms, max {r['max_ms']:.1f} ms, errors {r['errors']}")

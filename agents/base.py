@@ -9,6 +9,7 @@ Agents are named by *specs*, strings usable on the command line::
     random                 uniformly random legal actions
     heuristic              the rule-based player (agents/heuristic.py)
     pimc:worlds=32         Perfect-Information Monte Carlo with 32 sampled worlds
+    bot:level=master       the shipped ONNX model with search at play time (agents/search.py)
 
 :func:`make_agent` turns a spec into an agent and explains what is wrong with a bad one.
 """

@@ -77,7 +77,9 @@ class PIMCAgent(Agent):
         return win + diff / 1000.0  # break ties on the expected points
 
     # ------------------------------------------------------------------ bidding
-    def _bid(self, view: SeatView, legal: list[int]) -> int:
+    def _bid(self, view: SeatView, legal: list[int], worlds: list[list[int]] | None = None) -> int:
+        """The bid with the best expected game points, solving each contract in ``worlds``
+        (default: ``bid_worlds`` deals from the belief sampler)."""
         me = view.seat & 1
         high = max(view.bids)
         candidates = []
@@ -87,7 +89,8 @@ class PIMCAgent(Agent):
                 candidates.append((a, b, view.seat))
             elif b == 0:  # pass: the contract stays as it is (others assumed to pass)
                 candidates.append((a, max(high, 0), view.declarer if high > 0 else -1))
-        worlds = sample_worlds(view, self.bid_worlds, self.rng)
+        if worlds is None:
+            worlds = sample_worlds(view, self.bid_worlds, self.rng)
         mano = view.mano
         best, best_value = legal[0], -np.inf
         for a, contract, declarer in candidates:

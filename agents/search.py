@@ -20,7 +20,8 @@ a few milliseconds more per decision and plays better (measured in the README):
 Options: ``path`` (ONNX model with its card, default ``models/cuatrola.onnx``), ``worlds``
 (default 32), ``candidates`` (default 128), ``infer`` (default 1.0; 0 = uniform worlds),
 ``floor`` (default 0.1), ``play`` (``rollout`` default, ``pimc`` or ``policy``), ``bid``
-(``rollout`` default or ``policy``), ``utility`` (``match`` default: a rollout's result is valued
+(``rollout`` default; ``solver``: PIMC's bidding, each contract solved double-dummy, over the
+inferred deals; or ``policy``), ``utility`` (``match`` default: a rollout's result is valued
 by the chance of winning the match from the score it leads to, :func:`match_win_table`, so
 the agent risks more when behind and less when ahead; ``points``: by game points). Uses numpy
 and onnxruntime only (plus numba with ``play=pimc``).
@@ -91,8 +92,8 @@ class SearchAgent(Agent):
             raise ValueError(f"worlds and candidates must be at least 1, got {worlds} and {candidates}")
         if play not in ("rollout", "pimc", "policy"):
             raise ValueError(f"play must be rollout, pimc or policy, got {play!r}")
-        if bid not in ("rollout", "policy"):
-            raise ValueError(f"bid must be rollout or policy, got {bid!r}")
+        if bid not in ("rollout", "solver", "policy"):
+            raise ValueError(f"bid must be rollout, solver or policy, got {bid!r}")
         if utility not in ("match", "points"):
             raise ValueError(f"utility must be match or points, got {utility!r}")
         if not 0.0 <= floor <= 1.0:
@@ -124,6 +125,10 @@ class SearchAgent(Agent):
         state = self._worlds(view)
         if mode == "pimc":
             return self._pimc(view, legal, state)
+        if mode == "solver":  # PIMC's bidding (each contract solved double-dummy) over the inferred deals
+            from .pimc import PIMCAgent
+
+            return PIMCAgent(worlds=1)._bid(view, legal, [[int(h) for h in hands] for hands in state.hands])
         return self._rollouts(view, legal, state)
 
     def _worlds(self, view: SeatView) -> engine.State:

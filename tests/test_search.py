@@ -18,7 +18,7 @@ def _agent(onnx_model, **kw):
     return SearchAgent(seed=kw.pop("seed", 0), path=onnx_model, **kw)
 
 
-@pytest.mark.parametrize("play, bid", [("rollout", "rollout"), ("pimc", "policy"), ("policy", "rollout")])
+@pytest.mark.parametrize("play, bid", [("rollout", "rollout"), ("pimc", "policy"), ("policy", "rollout"), ("policy", "solver")])
 def test_search_plays_legal_moves_in_whole_games(onnx_model, play, bid):
     agent = _agent(onnx_model, play=play, bid=bid)
     for seed in range(4):  # both presets

@@ -1,0 +1,132 @@
+"""Expert iteration, one step: label positions with the searching bot, fit the network to them.
+
+    python benchmarks/distill_search.py collect --hands 6000 --seed 0 --out runs/distill/data_0.npz
+    python benchmarks/distill_search.py fit runs/distill/data_0.npz --init models/cuatrola.pt --out runs/distill/distilled.pt
+    python evaluate.py model:runs/distill/distilled.pt heuristic --deals 2000 --matches 200 --seed 11
+
+``collect`` plays matches with ``bot:level=master`` (agents/search.py) in all four seats and
+stores, for every decision with more than one legal action, the acting seat's observation,
+its legal mask and the action the search chose (written atomically every 100 hands, so an
+interrupted run keeps what it collected). ``fit`` starts from a checkpoint and trains its
+policy on those labels by cross-entropy (a tenth held out to report agreement), and writes a
+checkpoint of the same format that ``evaluate.py model:PATH`` and the exporter read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def _save(path: Path, obs, mask, act) -> None:
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, obs=np.array(obs, np.float16), mask=np.array(mask, bool), action=np.array(act, np.int8))
+    os.replace(tmp, path)
+
+
+def collect(a) -> int:
+    from tqdm import tqdm
+
+    from agents.base import seat_view
+    from agents.search import SearchAgent
+    from cuatrola_env.bot import Bot
+    from cuatrola_env.game import Game
+
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    agent = SearchAgent(seed=a.seed, bot=Bot.load(a.model), play="pimc")
+    rng = np.random.default_rng(a.seed)
+    obs, mask, act = [], [], []
+    hands = 0
+    bar = tqdm(total=a.hands, unit="hand")
+    while hands < a.hands:
+        game = Game(mode="match", seed=int(rng.integers(2**31)))
+        while not game.over and hands < a.hands:
+            n_hands = len(game.record()["hands"])
+            view = seat_view(game)
+            action = agent.act(view)
+            if len(view.legal_actions) > 1:
+                obs.append(view.observation)
+                mask.append(view.legal_mask)
+                act.append(action)
+            game.step(action)
+            if len(game.record()["hands"]) > n_hands or game.over:
+                hands += 1
+                bar.update()
+                if hands % 100 == 0:
+                    _save(a.out, obs, mask, act)
+    _save(a.out, obs, mask, act)
+    bar.close()
+    print(f"{len(act)} decisions from {hands} hands -> {a.out}")
+    return 0
+
+
+def fit(a) -> int:
+    import torch
+
+    from agents.torch_agent import load_policy, read_checkpoint
+
+    data = [np.load(p) for p in a.data]
+    obs = torch.from_numpy(np.concatenate([d["obs"] for d in data]).astype(np.float32))
+    mask = torch.from_numpy(np.concatenate([d["mask"] for d in data]))
+    act = torch.from_numpy(np.concatenate([d["action"] for d in data]).astype(np.int64))
+    n = len(act)
+    g = torch.Generator().manual_seed(a.seed)
+    perm = torch.randperm(n, generator=g)
+    held, train = perm[: n // 10], perm[n // 10 :]
+    torch.manual_seed(a.seed)
+    net = load_policy(str(a.init))
+    opt = torch.optim.Adam(net.policy_net.parameters(), lr=a.lr)
+
+    def agreement(idx) -> float:
+        with torch.no_grad():
+            return float((net.policy(obs[idx], mask[idx]).argmax(-1) == act[idx]).float().mean())
+
+    print(f"{n} decisions; held-out agreement before: {agreement(held):.3f}")
+    for epoch in range(a.epochs):
+        net.train()
+        order = train[torch.randperm(len(train), generator=g)]
+        for i in range(0, len(order), a.batch):
+            b = order[i : i + a.batch]
+            loss = torch.nn.functional.cross_entropy(net.policy(obs[b], mask[b]), act[b])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        net.eval()
+        print(f"epoch {epoch + 1}: loss {loss.item():.3f}, held-out agreement {agreement(held):.3f}")
+    ck = read_checkpoint(str(a.init))
+    ck["model"] = net.state_dict()
+    ck["distilled"] = {"data": [str(p) for p in a.data], "decisions": n, "epochs": a.epochs, "lr": a.lr}
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = a.out.with_name(a.out.name + ".tmp")
+    torch.save(ck, tmp)
+    os.replace(tmp, a.out)
+    print(f"-> {a.out}")
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect", help="label positions of master self-play")
+    c.add_argument("--hands", type=int, default=6000)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--model", default="models/cuatrola.onnx")
+    c.add_argument("--out", type=Path, required=True)
+    f = sub.add_parser("fit", help="train a checkpoint's policy on the labels")
+    f.add_argument("data", type=Path, nargs="+")
+    f.add_argument("--init", type=Path, default=Path("models/cuatrola.pt"))
+    f.add_argument("--out", type=Path, required=True)
+    f.add_argument("--epochs", type=int, default=4)
+    f.add_argument("--lr", type=float, default=1e-4)
+    f.add_argument("--batch", type=int, default=1024)
+    f.add_argument("--seed", type=int, default=0)
+    a = p.parse_args(argv)
+    return collect(a) if a.cmd == "collect" else fit(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -5,7 +5,7 @@
 >>> bot.act({"seat": 1, "dealer": 0, "muestra": 13, "hand": [0, 4, 9, 17, 19]})  # doctest: +SKIP
 21
 
-Needs only NumPy and onnxruntime. The rules come from the engine: the state is replayed
+Needs only NumPy and onnxruntime (level ``master`` also numba). The rules come from the engine: the state is replayed
 through :class:`~cuatrola_env.game.Game` (every bid and card checked for legality and turn
 order), with the hidden cards placed by the belief sampler so that every play so far was
 legal; the seat's observation does not depend on where the hidden cards are, so any such

@@ -23,7 +23,9 @@ Options: ``path`` (ONNX model with its card, default ``models/cuatrola.onnx``), 
 (``rollout`` default; ``solver``: PIMC's bidding, each contract solved double-dummy, over the
 inferred deals; or ``policy``), ``utility`` (``match`` default: a rollout's result is valued
 by the chance of winning the match from the score it leads to, :func:`match_win_table`, so
-the agent risks more when behind and less when ahead; ``points``: by game points). Uses numpy
+the agent risks more when behind and less when ahead; ``points``: by game points),
+``bid_margin`` (default 0: counts that share of the rollouts' wins of a contract the agent
+would declare as losses, against rollouts' optimism about a declarer). Uses numpy
 and onnxruntime only (plus numba with ``play=pimc``).
 """
 
@@ -80,11 +82,11 @@ class SearchAgent(Agent):
     """Network-guided search; see the module docstring."""
 
     OPTIONS = {"path": str, "worlds": int, "candidates": int, "infer": float, "floor": float, "play": str, "bid": str,
-               "utility": str}
+               "utility": str, "bid_margin": float}
 
     def __init__(self, seed: int | None = None, path: str = "models/cuatrola.onnx", worlds: int = 32,
                  candidates: int = 128, infer: float = 1.0, floor: float = 0.1, play: str = "rollout",
-                 bid: str = "rollout", utility: str = "match", bot=None):
+                 bid: str = "rollout", utility: str = "match", bid_margin: float = 0.0, bot=None):
         from cuatrola_env.bot import Bot
 
         super().__init__(seed)
@@ -101,6 +103,9 @@ class SearchAgent(Agent):
         self.bot = bot if bot is not None else Bot.load(path)
         self.worlds, self.candidates, self.infer, self.floor = worlds, candidates, infer, floor
         self.play, self.bid, self.utility = play, bid, utility
+        if not 0.0 <= bid_margin < 1.0:
+            raise ValueError(f"bid_margin must be in [0, 1), got {bid_margin}")
+        self.bid_margin = bid_margin
         self._tables: dict[int, np.ndarray] = {}
 
     # ------------------------------------------------------------------ network
@@ -166,18 +171,25 @@ class SearchAgent(Agent):
         return _take(s, pick)
 
     def _rollouts(self, view: SeatView, legal: list[int], state: engine.State) -> int:
-        values = self.action_values(view, legal, state)
-        if self.utility == "match":  # game points are worth more or less by the score: value them by the match
-            target = view.rules.target
-            table = self._tables.get(target)
-            if table is None:
-                table = self._tables[target] = match_win_table(target)
-            mine, theirs = view.score[view.seat & 1], view.score[1 - (view.seat & 1)]
-            g = np.abs(values).astype(int)
-            values = np.where(values > 0, table[np.minimum(mine + g, target), theirs],
-                              table[mine, np.minimum(theirs + g, target)])
-        means = values.mean(1)
-        return legal[int(np.argmax(means))]
+        points = self.action_values(view, legal, state)
+        win, lose = self._utility(view, np.abs(points)), self._utility(view, -np.abs(points))
+        values = np.where(points > 0, win, lose)
+        if self.bid_margin > 0 and view.phase == 0:  # shade the rollouts' wins of a contract I would declare
+            declare = np.array([a - 20 > max(max(view.bids), 0) for a in legal])[:, None]
+            values = np.where(declare & (points > 0), (1 - self.bid_margin) * win + self.bid_margin * lose, values)
+        return legal[int(np.argmax(values.mean(1)))]
+
+    def _utility(self, view: SeatView, points: np.ndarray) -> np.ndarray:
+        """What a hand won (points > 0) or lost by ``points`` game points is worth to the acting seat's team."""
+        if self.utility == "points":
+            return points.astype(float)
+        target = view.rules.target  # by the chance of winning the match from the score it leads to
+        table = self._tables.get(target)
+        if table is None:
+            table = self._tables[target] = match_win_table(target)
+        mine, theirs = view.score[view.seat & 1], view.score[1 - (view.seat & 1)]
+        g = np.abs(points).astype(int)
+        return np.where(points > 0, table[np.minimum(mine + g, target), theirs], table[mine, np.minimum(theirs + g, target)])
 
     def action_values(self, view: SeatView, legal: list[int], state: engine.State) -> np.ndarray:
         """(len(legal), worlds) game points for the acting seat's team when it plays each legal

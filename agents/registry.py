@@ -7,6 +7,7 @@ import numpy as np
 from .base import Agent
 from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
+from .search import SearchAgent
 
 
 def _pimc(**kw):
@@ -52,12 +53,10 @@ class BotAgent(Agent):
 
 
 def _search(**kw):
-    from .search import SearchAgent  # loads the ONNX model
-
-    return SearchAgent(**kw)
+    return SearchAgent(**kw)  # loads the ONNX model
 
 
-_search.OPTIONS = {"path": str, "worlds": int, "candidates": int, "infer": float, "floor": float, "play": str, "bid": str}
+_search.OPTIONS = SearchAgent.OPTIONS  # one list of options (a copy here once missed two)
 
 
 AGENTS = {

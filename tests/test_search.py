@@ -137,3 +137,12 @@ def test_match_win_table_is_a_fair_game_of_chance():
     assert (v[11:, :11] == 1).all()
     # one game point from the target, against a team at 0: only a run of opponents' hands loses
     assert 0.98 < v[10, 0] < 1.0
+
+
+def test_every_search_option_is_reachable_by_spec(onnx_model):
+    from agents.base import make_agent
+
+    a = make_agent(f"search:path={onnx_model},utility=points,bid_margin=0.1,bid=solver,play=policy,infer=0.5", seed=1)
+    assert (a.utility, a.bid_margin, a.bid, a.play, a.infer) == ("points", 0.1, "solver", "policy", 0.5)
+    with pytest.raises(ValueError, match="bid_margin"):
+        make_agent(f"search:path={onnx_model},bid_margin=1.5")

@@ -48,12 +48,14 @@ class PIMCAgent(Agent):
         return self._play(view, legal)
 
     # ------------------------------------------------------------------ card play
-    def _play(self, view: SeatView, legal: list[int]) -> int:
+    def _play(self, view: SeatView, legal: list[int], worlds: list[list[int]] | None = None) -> int:
+        """The card with the best average outcome over ``worlds`` (default: ``worlds`` deals
+        from the belief sampler)."""
         deadline = time.perf_counter() + self.seconds if self.seconds > 0 else None
         me = view.seat & 1
         by_tricks = view.contract >= CUATROLA
         totals = {c: 0.0 for c in legal}
-        for hands in sample_worlds(view, self.worlds, self.rng):
+        for hands in sample_worlds(view, self.worlds, self.rng) if worlds is None else worlds:
             pos = Position(hands, view.seat, list(view.trick), view.trick_num, view.sung, view.trump, view.sitter,
                            view.contract, view.declarer, view.rules)
             for c, v in pos.move_values().items():

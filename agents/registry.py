@@ -34,18 +34,19 @@ class BotAgent(Agent):
     OPTIONS = {"path": str, "level": str}
 
     def __init__(self, seed=None, path: str = "models/cuatrola.onnx", level: str = "expert"):
-        from cuatrola_env.bot import Bot
+        from cuatrola_env.bot import LEVELS, Bot
 
         super().__init__(seed)
         self.bot = Bot.load(path, level=level)
+        self.search = LEVELS[level].search
 
     def act(self, view):
-        if self.bot.level == "master":  # search needs the view's history, not only its observation
+        if self.search:  # search needs the view's history, not only its observation
             return self.bot.searcher.act(view)
         return self.act_batch([view])[0]
 
     def act_batch(self, views):
-        if self.bot.level == "master":
+        if self.search:
             return [self.act(v) for v in views]
         obs = np.stack([v.observation for v in views])
         mask = np.stack([v.legal_mask for v in views])

@@ -35,6 +35,7 @@ import dataclasses
 
 import numpy as np
 
+from cuatrola_env import bitboards as bb
 from cuatrola_env import engine
 from cuatrola_env.observation import observe
 from cuatrola_env.rules import NUM_ACTIONS
@@ -114,7 +115,7 @@ class SearchAgent(Agent):
 
     def _greedy(self, s: engine.State, rules) -> np.ndarray:
         mask = engine.legal_action_mask(s, rules)
-        bools = (mask[:, None] >> np.arange(NUM_ACTIONS, dtype=np.uint32)) & 1 == 1
+        bools = bb.to_bools(mask, NUM_ACTIONS)
         logits = self._logits(observe(s, rules), bools)
         return np.where(bools, logits, -np.inf).argmax(1)
 
@@ -128,12 +129,11 @@ class SearchAgent(Agent):
             logits = self._logits(view.observation[None], view.legal_mask[None])[0]
             return int(np.where(view.legal_mask, logits, -np.inf).argmax())
         state = self._worlds(view)
-        if mode == "pimc":
-            return self._pimc(view, legal, state)
-        if mode == "solver":  # PIMC's bidding (each contract solved double-dummy) over the inferred deals
+        if mode in ("pimc", "solver"):  # PIMC's card play or bidding, over the inferred deals
             from .pimc import PIMCAgent
 
-            return PIMCAgent(worlds=1)._bid(view, legal, [[int(h) for h in hands] for hands in state.hands])
+            pimc, worlds = PIMCAgent(worlds=1), [[int(h) for h in hands] for hands in state.hands]
+            return pimc._play(view, legal, worlds) if mode == "pimc" else pimc._bid(view, legal, worlds)
         return self._rollouts(view, legal, state)
 
     def _worlds(self, view: SeatView) -> engine.State:
@@ -158,7 +158,7 @@ class SearchAgent(Agent):
                 bits = engine.legal_action_mask(s, rules)
                 if bits[0] & (bits[0] - 1):  # more than one legal action (the same in every world)
                     obs.append(observe(s, rules))
-                    masks.append((bits[:, None] >> np.arange(NUM_ACTIONS, dtype=np.uint32)) & 1 == 1)
+                    masks.append(bb.to_bools(bits, NUM_ACTIONS))
                     acts.append(a)
             engine.step(s, np.full(n, a, np.int8), rules)
         loglik = np.zeros(n)
@@ -212,20 +212,5 @@ class SearchAgent(Agent):
             ended = engine.step(s, a, rules)
             ended = ended[~done[ended]]
         return value.reshape(len(legal), k)
-
-    def _pimc(self, view: SeatView, legal: list[int], state: engine.State) -> int:
-        from .pimc import PIMCAgent
-        from .solver import Position
-
-        me, by_tricks = view.seat & 1, view.contract >= 2
-        totals = dict.fromkeys(legal, 0.0)
-        for i in range(state.num_games):
-            hands = [int(h) for h in state.hands[i]]
-            pos = Position(hands, view.seat, list(view.trick), view.trick_num, view.sung, view.trump, view.sitter,
-                           view.contract, view.declarer, view.rules)
-            for c, v in pos.move_values().items():
-                totals[c] += PIMCAgent._utility(view, v, me, by_tricks)
-        return max(legal, key=lambda c: (totals[c], -c))
-
 
 __all__ = ["SearchAgent"]

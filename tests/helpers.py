@@ -48,3 +48,16 @@ def scramble_hidden(hands, dealer: int, muestra: int, played: int, p: int, rng: 
         hands[q] = sum(1 << c for c in pool[at : at + k]) | ((1 << muestra) if held and q == dealer else 0)
         at += k
     return hands
+
+
+def random_position(seed: int, low: int, high: int):
+    """A :class:`~cuatrola_env.game.Game` (seeded deal) after a random number in [low, high) of
+    random legal bids and plays (fewer if the game ends first)."""
+    from cuatrola_env.game import Game
+
+    game = Game(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(int(rng.integers(low, high))):
+        if not game.over:
+            game.step(int(rng.choice(game.legal_actions())))
+    return game

@@ -3,6 +3,7 @@ rollouts and inference do what they say."""
 
 import numpy as np
 import pytest
+from helpers import random_position
 
 from agents.base import seat_view
 from cuatrola_env.bot import seat_state
@@ -36,11 +37,7 @@ def test_search_decision_does_not_depend_on_hidden_cards(onnx_model):
 
     checked = redealt = 0
     for seed in range(60):
-        game = Game(seed=seed)
-        rng = np.random.default_rng(seed)
-        for _ in range(int(rng.integers(2, 14))):
-            if not game.over:
-                game.step(int(rng.choice(game.legal_actions())))
+        game = random_position(seed, 2, 14)
         if game.over or len(game.legal_actions()) == 1:
             continue
         other, seat = replay_state(seat_state(game), np.random.default_rng(seed + 1000))
@@ -65,11 +62,7 @@ def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model):
     agent = SearchAgent(seed=0, path=onnx_model, worlds=1)
     checked = 0
     for seed in range(16):
-        game = Game(seed=seed)
-        rng = np.random.default_rng(seed)
-        for _ in range(int(rng.integers(0, 12))):  # random bids and plays up to some decision
-            if not game.over:
-                game.step(int(rng.choice(game.legal_actions())))
+        game = random_position(seed, 0, 12)  # random bids and plays up to some decision
         if game.over:
             continue
         view = seat_view(game)

@@ -5,6 +5,7 @@ import shutil
 
 import numpy as np
 import pytest
+from helpers import random_position
 
 from cuatrola_env.bot import seat_state
 from cuatrola_env.game import Game
@@ -69,11 +70,7 @@ def test_bot_observation_does_not_depend_on_hidden_cards(onnx_model):
     from cuatrola_env.bot import replay_state
 
     for seed in range(20):
-        game = Game(seed=seed)
-        rng = np.random.default_rng(seed)
-        for _ in range(int(rng.integers(0, 15))):
-            if not game.over:
-                game.step(int(rng.choice(game.legal_actions())))
+        game = random_position(seed, 0, 15)
         if game.over:
             continue
         replayed, seat = replay_state(seat_state(game), np.random.default_rng(seed + 99))

@@ -37,7 +37,7 @@ class BotAgent(Agent):
         from cuatrola_env.bot import LEVELS, Bot
 
         super().__init__(seed)
-        self.bot = Bot.load(path, level=level)
+        self.bot = Bot.load(path, level=level, seed=seed)  # seeded: master's search draws from the bot's generator
         self.search = LEVELS[level].search
 
     def act(self, view):

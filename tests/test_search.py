@@ -139,3 +139,18 @@ def test_every_search_option_is_reachable_by_spec(onnx_model):
     assert (a.utility, a.bid_margin, a.bid, a.play, a.infer) == ("points", 0.1, "solver", "policy", 0.5)
     with pytest.raises(ValueError, match="bid_margin"):
         make_agent(f"search:path={onnx_model},bid_margin=1.5")
+
+
+def test_master_agent_is_reproducible_from_its_seed(onnx_model):
+    from agents.base import make_agent
+
+    def actions(seed):
+        agent, out = make_agent(f"bot:path={onnx_model},level=master", seed=seed), []
+        for s in range(3):
+            game = Game(seed=s)
+            while not game.over:
+                out.append(agent.act(seat_view(game)))
+                game.step(out[-1])
+        return out
+
+    assert actions(5) == actions(5)

@@ -172,6 +172,30 @@ def evaluate_pair(a: Side, b: Side, rules, deals, matches: int, seed: int, progr
         "illegal_actions": {"a": tally.illegal[0], "b": tally.illegal[1]},
         "decisions": tally.decisions,
         "match_wins": wins.tolist(),
+        "deal_game_points": paired.tolist(),  # per deal, the mean of its two plays (for pairing runs)
+    }
+
+
+def pool_pairings(results: list[dict]) -> dict:
+    """One pairing from several evaluations of the same two sides on different seeds (runs
+    split over machines or processes): deals and matches concatenated, intervals recomputed.
+    Game points need ``deal_game_points`` in every result (written since the pooling was added)."""
+    if not results:
+        raise ValueError("nothing to pool")
+    a, b = results[0]["a"], results[0]["b"]
+    if any((r["a"], r["b"]) != (a, b) for r in results):
+        raise ValueError(f"every result must be {a} vs {b}, got {sorted({(r['a'], r['b']) for r in results})}")
+    wins = np.array([w for r in results for w in (r.get("match_wins") or [])]).reshape(-1, 2)
+    per_deal = [r.get("deal_game_points") for r in results]
+    gp = mean_ci(np.concatenate(per_deal)) if all(x is not None for x in per_deal) else None
+    return {
+        "a": a, "b": b, "sources": len(results),
+        "deals": sum(r["deals"] for r in results), "matches": len(wins),
+        "game_points_per_hand": gp,
+        "match_win_rate": mean_ci(wins.mean(axis=1)) if len(wins) else None,
+        "illegal_actions": {s: sum(r["illegal_actions"][s] for r in results) for s in ("a", "b")},
+        "decisions": sum(r["decisions"] for r in results),
+        "match_wins": wins.tolist(),
     }
 
 

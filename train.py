@@ -75,6 +75,8 @@ class Config:
     checkpoint_minutes: float = dataclasses.field(default=5.0, metadata={"help": "checkpoint every N minutes"})
     torch_threads: int = dataclasses.field(default=2, metadata={"help": "torch CPU threads"})
     run_dir: str = dataclasses.field(default="runs", metadata={"help": "where runs are written"})
+    init: str = dataclasses.field(
+        default="", metadata={"help": "fine-tune: start from the network in this checkpoint or model file (fresh optimiser)"})
 
 
 def parse_config(argv=None) -> tuple[Config, str | None]:
@@ -114,12 +116,24 @@ def load_checkpoint(path: str, rules_name: str | None = None) -> dict:
     return read_checkpoint(path, rules_name)
 
 
+def _initial_weights(cfg: Config) -> dict:
+    """The network weights of ``cfg.init``, checked against this run's rules and network shape."""
+    init = read_checkpoint(cfg.init, cfg.rules)
+    shape = init.get("config", {})
+    if (shape.get("hidden"), shape.get("layers")) != (cfg.hidden, cfg.layers):
+        raise CheckpointError(
+            f"{cfg.init} holds a network of {shape.get('layers')} layers of {shape.get('hidden')} units; "
+            f"this run builds {cfg.layers} of {cfg.hidden} (set --hidden and --layers to match)")
+    return init["model"]
+
+
 def main(argv=None) -> int:
     cfg, resume = parse_config(argv)
     ck = None
     if resume:
         ck = load_checkpoint(resume)
         cfg = Config(**{**ck["config"], "total_decisions": max(cfg.total_decisions, ck["config"]["total_decisions"])})
+    init = _initial_weights(cfg) if cfg.init and not ck else None  # checked before anything is written
     run_name = ck["run_name"] if ck else f"{cfg.exp_name}_{cfg.seed}_{int(time.time())}"
     run = Path(cfg.run_dir) / run_name
     run.mkdir(parents=True, exist_ok=True)
@@ -139,6 +153,8 @@ def main(argv=None) -> int:
     hand_uid = np.zeros(cfg.num_envs, dtype=np.int64)
     pending: dict[str, np.ndarray] | None = None
     pool: list[dict] = []  # state dicts of frozen past networks (the opponent pool)
+    if init is not None:
+        net.load_state_dict(init)
     if ck:
         net.load_state_dict(ck["model"])
         opt.load_state_dict(ck["optimizer"])

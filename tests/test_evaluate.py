@@ -67,3 +67,35 @@ def test_impossible_options():
         evaluate.main(["heuristic", "random", "--deals", "1"])
     with pytest.raises(SystemExit):
         evaluate.main(["heuristic"])
+
+
+def test_runs_on_several_seeds_pool_into_one_figure(tmp_path):
+    """Split one evaluation over seeds (processes or machines), then pool: the pooled figures are
+    those of the concatenated samples (per deal and per duplicate match), not an average of averages."""
+    import importlib.util
+    from pathlib import Path
+
+    files = []
+    for seed, deals, matches in ((1, 30, 3), (2, 50, 5)):
+        out = tmp_path / f"s{seed}.json"
+        args = ["heuristic", "random", "--deals", str(deals), "--matches", str(matches), "--seed", str(seed)]
+        assert evaluate.main([*args, "--json", str(out), "--no-progress"]) == 0
+        files.append(out)
+    runs = [json.loads(f.read_text())["pairings"][0] for f in files]
+    assert [len(r["deal_game_points"]) for r in runs] == [30, 50]
+    assert np.isclose(np.mean(runs[0]["deal_game_points"]), runs[0]["game_points_per_hand"]["mean"])
+    pooled = evaluate.pool_pairings(runs)
+    everything = np.concatenate([r["deal_game_points"] for r in runs])
+    assert pooled["deals"] == 80 and pooled["matches"] == 8 and pooled["sources"] == 2
+    assert np.isclose(pooled["game_points_per_hand"]["mean"], everything.mean())
+    assert np.isclose(pooled["game_points_per_hand"]["se"], everything.std(ddof=1) / np.sqrt(80))
+    wins = np.concatenate([np.mean(r["match_wins"], axis=1) for r in runs])
+    assert np.isclose(pooled["match_win_rate"]["mean"], wins.mean())
+    with pytest.raises(ValueError, match="every result must be heuristic vs random"):
+        evaluate.pool_pairings([runs[0], {**runs[1], "b": "heuristic"}])
+    # the command-line tool writes the same pooled figure
+    spec = importlib.util.spec_from_file_location("pool_results", Path(evaluate.__file__).parent / "benchmarks/pool_results.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert tool.main([*map(str, files), "--json", str(tmp_path / "pooled.json")]) == 0
+    assert json.loads((tmp_path / "pooled.json").read_text())["game_points_per_hand"] == pooled["game_points_per_hand"]

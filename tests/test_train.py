@@ -98,3 +98,47 @@ def test_model_spec_plays_a_checkpoint(tmp_path):
     (tmp_path / "junk.pt").write_text("x")
     with pytest.raises(ValueError, match="not a readable checkpoint"):
         make_agent(f"model:{tmp_path / 'junk.pt'}")
+
+
+def test_init_fine_tunes_from_a_checkpoint(tmp_path):
+    train.main([*TINY, "--run-dir", str(tmp_path / "a"), "--total-decisions", "1024"])
+    start = only_run(tmp_path / "a") / "checkpoint.pt"
+    w0 = train.load_checkpoint(str(start))["model"]
+    # with a zero learning rate the fine-tuned run ends on exactly the weights it started from
+    still = [*TINY, "--imitation-decisions", "0", "--total-decisions", "1024", "--init", str(start)]
+    train.main([*still, "--run-dir", str(tmp_path / "b"), "--learning-rate", "0"])
+    wb = train.load_checkpoint(str(only_run(tmp_path / "b") / "checkpoint.pt"))
+    assert wb["step"] == 1024, "a fine-tuning run counts its own decisions"
+    assert all(torch.equal(w0[k], wb["model"][k]) for k in w0)
+    train.main([*still, "--run-dir", str(tmp_path / "c")])
+    wc = train.load_checkpoint(str(only_run(tmp_path / "c") / "checkpoint.pt"))["model"]
+    assert not all(torch.equal(w0[k], wc[k]) for k in w0), "with a learning rate it trains"
+    with pytest.raises(train.CheckpointError, match="2 layers of 32 units; this run builds 2 of 16"):
+        train.main([*still, "--run-dir", str(tmp_path / "d"), "--hidden", "16"])
+    with pytest.raises(train.CheckpointError, match="rules 'online', not 'traditional'"):
+        train.main([*still, "--run-dir", str(tmp_path / "e"), "--rules", "traditional"])
+    with pytest.raises(train.CheckpointError, match="no checkpoint or model file"):
+        train.main([*still, "--run-dir", str(tmp_path / "f"), "--init", str(tmp_path / "nothing.pt")])
+
+
+def test_sweep_trains_variants_side_by_side_and_ranks_them(tmp_path):
+    """benchmarks/sweep.py: each variant's flags reach its own run, which is stopped at the deadline
+    by SIGINT (checkpoint written as on Ctrl-C), slimmed and evaluated on the same deals."""
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("sweep", Path(train.__file__).parent / "benchmarks/sweep.py")
+    sweep = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sweep)
+    out = tmp_path / "sw"
+    code = sweep.main(["--minutes", "0.15", "--out", str(out), "--torch-threads", "1", "--eval-deals", "4",
+                       "--eval-matches", "1", "--base", "--config configs/tiny.yaml --eval-every 0",
+                       "--variant", "lr1=--learning-rate 1e-3", "--variant", "h50=--heuristic-frac 0.5"])
+    assert code == 0
+    rows = {r["name"]: r for r in json.loads((out / "summary.json").read_text())["rows"]}
+    assert set(rows) == {"lr1", "h50"}
+    assert all(r["decisions"] > 4096 and r["illegal"] == 0 for r in rows.values()), "ran past tiny.yaml's length"
+    assert torch.load(out / "lr1.pt", weights_only=False)["config"]["learning_rate"] == 1e-3
+    assert torch.load(out / "h50.pt", weights_only=False)["config"]["heuristic_frac"] == 0.5
+    with pytest.raises(SystemExit, match="NAME="):
+        sweep.main(["--variant", "no flags"])

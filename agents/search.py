@@ -25,7 +25,8 @@ inferred deals; or ``policy``), ``utility`` (``match`` default: a rollout's resu
 by the chance of winning the match from the score it leads to, :func:`match_win_table`, so
 the agent risks more when behind and less when ahead; ``points``: by game points),
 ``bid_margin`` (default 0: counts that share of the rollouts' wins of a contract the agent
-would declare as losses, against rollouts' optimism about a declarer). Uses numpy
+would declare as losses, against rollouts' optimism about a declarer), ``bid_worlds`` (worlds
+drawn for a bid, default ``worlds``; with inference, from ``max(candidates, bid_worlds)``). Uses numpy
 and onnxruntime only (plus numba with ``play=pimc``).
 """
 
@@ -83,16 +84,18 @@ class SearchAgent(Agent):
     """Network-guided search; see the module docstring."""
 
     OPTIONS = {"path": str, "worlds": int, "candidates": int, "infer": float, "floor": float, "play": str, "bid": str,
-               "utility": str, "bid_margin": float}
+               "utility": str, "bid_margin": float, "bid_worlds": int}
 
     def __init__(self, seed: int | None = None, path: str = "models/cuatrola.onnx", worlds: int = 32,
                  candidates: int = 128, infer: float = 1.0, floor: float = 0.1, play: str = "rollout",
-                 bid: str = "rollout", utility: str = "match", bid_margin: float = 0.0, bot=None):
+                 bid: str = "rollout", utility: str = "match", bid_margin: float = 0.0, bid_worlds: int | None = None,
+                 bot=None):
         from cuatrola_env.bot import Bot
 
         super().__init__(seed)
-        if worlds < 1 or candidates < 1:
-            raise ValueError(f"worlds and candidates must be at least 1, got {worlds} and {candidates}")
+        bid_worlds = worlds if bid_worlds is None else bid_worlds
+        if worlds < 1 or candidates < 1 or bid_worlds < 1:
+            raise ValueError(f"worlds, bid_worlds and candidates must be at least 1, got {worlds}, {bid_worlds} and {candidates}")
         if play not in ("rollout", "pimc", "policy"):
             raise ValueError(f"play must be rollout, pimc or policy, got {play!r}")
         if bid not in ("rollout", "solver", "policy"):
@@ -102,7 +105,7 @@ class SearchAgent(Agent):
         if not 0.0 <= floor <= 1.0:
             raise ValueError(f"floor must be in [0, 1], got {floor}")
         self.bot = bot if bot is not None else Bot.load(path)
-        self.worlds, self.candidates, self.infer, self.floor = worlds, candidates, infer, floor
+        self.worlds, self.bid_worlds, self.candidates, self.infer, self.floor = worlds, bid_worlds, candidates, infer, floor
         self.play, self.bid, self.utility = play, bid, utility
         if not 0.0 <= bid_margin < 1.0:
             raise ValueError(f"bid_margin must be in [0, 1), got {bid_margin}")
@@ -139,7 +142,8 @@ class SearchAgent(Agent):
     def _worlds(self, view: SeatView) -> engine.State:
         """The drawn worlds, replayed to the present: a batched state of ``worlds`` games."""
         rules = view.rules
-        n = self.candidates if self.infer > 0 else self.worlds
+        draw = self.bid_worlds if view.phase == 0 else self.worlds
+        n = max(self.candidates, draw) if self.infer > 0 else draw
         played_by = [0, 0, 0, 0]
         for seat, a in view.history:
             if a < 20:
@@ -167,7 +171,7 @@ class SearchAgent(Agent):
             logp = _policy_logp(self._logits(o, m), m, self.floor).reshape(len(acts), n, NUM_ACTIONS)
             loglik = logp[np.arange(len(acts)), :, np.array(acts)].sum(0)
         w = np.exp(self.infer * (loglik - loglik.max()))
-        pick = self.rng.choice(n, size=self.worlds, p=w / w.sum())
+        pick = self.rng.choice(n, size=draw, p=w / w.sum())
         return _take(s, pick)
 
     def _rollouts(self, view: SeatView, legal: list[int], state: engine.State) -> int:

@@ -99,3 +99,26 @@ def test_runs_on_several_seeds_pool_into_one_figure(tmp_path):
     spec.loader.exec_module(tool)
     assert tool.main([*map(str, files), "--json", str(tmp_path / "pooled.json")]) == 0
     assert json.loads((tmp_path / "pooled.json").read_text())["game_points_per_hand"] == pooled["game_points_per_hand"]
+
+
+def test_paired_comparison_of_two_runs_on_the_same_deals(tmp_path):
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("compare_results",
+                                                  Path(evaluate.__file__).parent / "benchmarks/compare_results.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    runs = {}
+    for name, side, seed in (("h", "heuristic", 4), ("r", "heuristic+random", 4), ("other", "heuristic", 5)):
+        out = tmp_path / f"{name}.json"
+        assert evaluate.main([side, "random", "--deals", "40", "--matches", "0", "--seed", str(seed), "--json", str(out),
+                              "--no-progress"]) == 0
+        runs[name] = json.loads(out.read_text())
+    d = tool.paired_difference(runs["h"], runs["r"])["game_points_difference"]
+    per_deal = np.subtract(runs["h"]["pairings"][0]["deal_game_points"], runs["r"]["pairings"][0]["deal_game_points"])
+    # two heuristics beat a heuristic with a random partner
+    assert d["n"] == 40 and np.isclose(d["mean"], per_deal.mean()) and d["ci95"][0] > 0
+    assert tool.paired_difference(runs["h"], runs["h"])["game_points_difference"]["mean"] == 0
+    with pytest.raises(ValueError, match="not the same deals"):
+        tool.paired_difference(runs["h"], runs["other"])

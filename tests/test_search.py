@@ -135,8 +135,9 @@ def test_match_win_table_is_a_fair_game_of_chance():
 def test_every_search_option_is_reachable_by_spec(onnx_model):
     from agents.base import make_agent
 
-    a = make_agent(f"search:path={onnx_model},utility=points,bid_margin=0.1,bid=solver,play=policy,infer=0.5", seed=1)
-    assert (a.utility, a.bid_margin, a.bid, a.play, a.infer) == ("points", 0.1, "solver", "policy", 0.5)
+    a = make_agent(f"search:path={onnx_model},utility=points,bid_margin=0.1,bid=solver,play=policy,infer=0.5,bid_worlds=9",
+                   seed=1)
+    assert (a.utility, a.bid_margin, a.bid, a.play, a.infer, a.bid_worlds) == ("points", 0.1, "solver", "policy", 0.5, 9)
     with pytest.raises(ValueError, match="bid_margin"):
         make_agent(f"search:path={onnx_model},bid_margin=1.5")
 
@@ -154,3 +155,16 @@ def test_master_agent_is_reproducible_from_its_seed(onnx_model):
         return out
 
     assert actions(5) == actions(5)
+
+
+def test_bids_draw_bid_worlds_and_card_plays_draw_worlds(onnx_model):
+    """``bid_worlds`` sets how many deals a bid is valued on (from at least as many candidates);
+    card plays keep ``worlds``."""
+    agent = _agent(onnx_model, worlds=5, bid_worlds=40, candidates=16)
+    game = Game(seed=2)
+    assert agent._worlds(seat_view(game)).num_games == 40
+    while game.single.phase == 0:
+        game.step(20)
+    assert agent._worlds(seat_view(game)).num_games == 5
+    with pytest.raises(ValueError, match="bid_worlds"):
+        _agent(onnx_model, bid_worlds=0)

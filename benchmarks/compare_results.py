@@ -3,11 +3,12 @@
     python evaluate.py model:runs/sweep/nocp.pt heuristic --deals 4000 --matches 0 --seed 21 --json a.json
     python evaluate.py model:models/cuatrola.pt heuristic --deals 4000 --matches 0 --seed 21 --json b.json
     python benchmarks/compare_results.py a.json b.json
+    python benchmarks/compare_results.py a1.json b1.json a2.json b2.json   # pairs on several seeds, pooled
 
 Both runs must have met the same opponent on the same seeded deals; each deal's difference
 of game points (A's minus B's) is one sample, so the luck of the deal cancels twice: once
 by the duplicate design inside each run, once between the runs. Far tighter than comparing
-the two runs' intervals.
+the two runs' intervals. Several pairs (each on its own seed) pool their per-deal differences.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import evaluate  # noqa: E402
 
 
-def paired_difference(a: dict, b: dict) -> dict:
-    """Mean and 95% interval of A's minus B's game points per deal (two ``evaluate.py --json`` outputs)."""
+def deal_differences(a: dict, b: dict) -> np.ndarray:
+    """A's minus B's game points per deal (two ``evaluate.py --json`` outputs on the same deals)."""
     if (a["seed"], a["deals"]) != (b["seed"], b["deals"]):
         raise ValueError(f"not the same deals: seed {a['seed']} / {a['deals']} deals against seed {b['seed']} / {b['deals']}")
     pa, pb = a["pairings"][0], b["pairings"][0]
@@ -33,17 +34,31 @@ def paired_difference(a: dict, b: dict) -> dict:
         raise ValueError(f"not the same opponent: {pa['b']} and {pb['b']}")
     if "deal_game_points" not in pa or "deal_game_points" not in pb:
         raise ValueError("a run without per-deal results (written by evaluate.py since pooling was added)")
-    d = np.asarray(pa["deal_game_points"]) - np.asarray(pb["deal_game_points"])
-    return {"a": pa["a"], "b": pb["a"], "opponent": pa["b"], "game_points_difference": evaluate.mean_ci(d)}
+    return np.asarray(pa["deal_game_points"]) - np.asarray(pb["deal_game_points"])
+
+
+def paired_difference(*pairs: tuple[dict, dict]) -> dict:
+    """Mean and 95% interval of A's minus B's game points per deal, over one or more (A, B) pairs
+    of runs (each pair on its own deals; the same two players and opponent throughout)."""
+    first_a, first_b = pairs[0][0]["pairings"][0], pairs[0][1]["pairings"][0]
+    for a, b in pairs:
+        names = (a["pairings"][0]["a"], b["pairings"][0]["a"], a["pairings"][0]["b"])
+        if names != (first_a["a"], first_b["a"], first_a["b"]):
+            raise ValueError(f"every pair must compare {first_a['a']} with {first_b['a']} against {first_a['b']}, got {names}")
+    d = np.concatenate([deal_differences(a, b) for a, b in pairs])
+    return {"a": first_a["a"], "b": first_b["a"], "opponent": first_a["b"], "pairs": len(pairs),
+            "game_points_difference": evaluate.mean_ci(d)}
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("a", type=Path)
-    p.add_argument("b", type=Path)
+    p.add_argument("files", nargs="+", type=Path, help="A.json B.json, or several such pairs")
     args = p.parse_args(argv)
+    if len(args.files) % 2:
+        p.error("give the files in pairs: A.json B.json [A2.json B2.json ...]")
+    runs = [json.loads(f.read_text()) for f in args.files]
     try:
-        r = paired_difference(json.loads(args.a.read_text()), json.loads(args.b.read_text()))
+        r = paired_difference(*zip(runs[::2], runs[1::2], strict=True))
     except ValueError as e:
         p.error(str(e))
     d = r["game_points_difference"]

@@ -115,10 +115,18 @@ def test_paired_comparison_of_two_runs_on_the_same_deals(tmp_path):
         assert evaluate.main([side, "random", "--deals", "40", "--matches", "0", "--seed", str(seed), "--json", str(out),
                               "--no-progress"]) == 0
         runs[name] = json.loads(out.read_text())
-    d = tool.paired_difference(runs["h"], runs["r"])["game_points_difference"]
+    d = tool.paired_difference((runs["h"], runs["r"]))["game_points_difference"]
     per_deal = np.subtract(runs["h"]["pairings"][0]["deal_game_points"], runs["r"]["pairings"][0]["deal_game_points"])
     # two heuristics beat a heuristic with a random partner
     assert d["n"] == 40 and np.isclose(d["mean"], per_deal.mean()) and d["ci95"][0] > 0
-    assert tool.paired_difference(runs["h"], runs["h"])["game_points_difference"]["mean"] == 0
+    assert tool.paired_difference((runs["h"], runs["h"]))["game_points_difference"]["mean"] == 0
     with pytest.raises(ValueError, match="not the same deals"):
-        tool.paired_difference(runs["h"], runs["other"])
+        tool.paired_difference((runs["h"], runs["other"]))
+    # pairs on several seeds pool their per-deal differences
+    two = tool.paired_difference((runs["h"], runs["r"]), (runs["h"], runs["r"]))["game_points_difference"]
+    assert two["n"] == 80 and np.isclose(two["mean"], per_deal.mean()) and two["se"] < d["se"]
+    with pytest.raises(ValueError, match="every pair must compare"):
+        tool.paired_difference((runs["h"], runs["r"]), (runs["r"], runs["h"]))
+    assert tool.main([str(tmp_path / "h.json"), str(tmp_path / "r.json")]) == 0
+    with pytest.raises(SystemExit):
+        tool.main([str(tmp_path / "h.json")])

@@ -168,3 +168,10 @@ def test_bids_draw_bid_worlds_and_card_plays_draw_worlds(onnx_model):
     assert agent._worlds(seat_view(game)).num_games == 5
     with pytest.raises(ValueError, match="bid_worlds"):
         _agent(onnx_model, bid_worlds=0)
+
+
+def test_master_level_searches_with_its_documented_settings(onnx_model):
+    from cuatrola_env.bot import MASTER_SEARCH, Bot
+
+    s = Bot.load(onnx_model, level="master").searcher
+    assert (s.worlds, s.candidates, s.play) == (MASTER_SEARCH["worlds"], MASTER_SEARCH["candidates"], "pimc")

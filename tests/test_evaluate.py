@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from helpers import load_benchmark
 
 import evaluate
 
@@ -72,9 +73,6 @@ def test_impossible_options():
 def test_runs_on_several_seeds_pool_into_one_figure(tmp_path):
     """Split one evaluation over seeds (processes or machines), then pool: the pooled figures are
     those of the concatenated samples (per deal and per duplicate match), not an average of averages."""
-    import importlib.util
-    from pathlib import Path
-
     files = []
     for seed, deals, matches in ((1, 30, 3), (2, 50, 5)):
         out = tmp_path / f"s{seed}.json"
@@ -94,21 +92,13 @@ def test_runs_on_several_seeds_pool_into_one_figure(tmp_path):
     with pytest.raises(ValueError, match="every result must be heuristic vs random"):
         evaluate.pool_pairings([runs[0], {**runs[1], "b": "heuristic"}])
     # the command-line tool writes the same pooled figure
-    spec = importlib.util.spec_from_file_location("pool_results", Path(evaluate.__file__).parent / "benchmarks/pool_results.py")
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = load_benchmark("pool_results")
     assert tool.main([*map(str, files), "--json", str(tmp_path / "pooled.json")]) == 0
     assert json.loads((tmp_path / "pooled.json").read_text())["game_points_per_hand"] == pooled["game_points_per_hand"]
 
 
 def test_paired_comparison_of_two_runs_on_the_same_deals(tmp_path):
-    import importlib.util
-    from pathlib import Path
-
-    spec = importlib.util.spec_from_file_location("compare_results",
-                                                  Path(evaluate.__file__).parent / "benchmarks/compare_results.py")
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = load_benchmark("compare_results")
     runs = {}
     for name, side, seed in (("h", "heuristic", 4), ("r", "heuristic+random", 4), ("other", "heuristic", 5)):
         out = tmp_path / f"{name}.json"

@@ -163,9 +163,9 @@ def evaluate_pair(a: Side, b: Side, rules, deals, matches: int, seed: int, progr
         "b": b.spec,
         "deals": n,
         "matches": matches,
-        "game_points_per_hand": mean_ci(paired),
+        "game_points_per_hand": mean_ci(paired) if n else None,  # None: a matches-only run (--deals 0)
         "game_points_unpaired_se": float(np.std(gp.reshape(-1), ddof=1) / math.sqrt(2 * n)) if n > 1 else None,
-        "card_points_per_hand": mean_ci(cp.mean(axis=1)),
+        "card_points_per_hand": mean_ci(cp.mean(axis=1)) if n else None,
         "match_win_rate": mean_ci(wins.mean(axis=1)) if matches else None,
         "mean_hands_per_match": float(np.mean(hands_per_match)) if hands_per_match else None,
         "bids": bids,
@@ -186,8 +186,8 @@ def pool_pairings(results: list[dict]) -> dict:
     if any((r["a"], r["b"]) != (a, b) for r in results):
         raise ValueError(f"every result must be {a} vs {b}, got {sorted({(r['a'], r['b']) for r in results})}")
     wins = np.array([w for r in results for w in (r.get("match_wins") or [])]).reshape(-1, 2)
-    per_deal = [r.get("deal_game_points") for r in results]
-    gp = mean_ci(np.concatenate(per_deal)) if all(x is not None for x in per_deal) else None
+    per_deal = [r.get("deal_game_points") for r in results if r["deals"]]  # matches-only runs have no deals
+    gp = mean_ci(np.concatenate(per_deal)) if per_deal and all(x is not None for x in per_deal) else None
     return {
         "a": a, "b": b, "sources": len(results),
         "deals": sum(r["deals"] for r in results), "matches": len(wins),
@@ -251,10 +251,11 @@ def print_report(results: list[dict], ratings: dict | None) -> None:
     for r in results:
         mw = r["match_win_rate"]
         mwt = f"{100 * mw['mean']:.1f}% [{100 * mw['ci95'][0]:.1f}, {100 * mw['ci95'][1]:.1f}]" if mw else "-"
+        gp, cp, unpaired = r["game_points_per_hand"], r["card_points_per_hand"], r["game_points_unpaired_se"]
+        se = f"{gp['se']:.3f} / {unpaired:.3f}" if gp and unpaired is not None else "-"
         print(
-            f"| {r['a']} | {r['b']} | {fmt_ci(r['game_points_per_hand'])} | "
-            f"{r['game_points_per_hand']['se']:.3f} / {r['game_points_unpaired_se']:.3f} | "
-            f"{fmt_ci(r['card_points_per_hand'], 1)} | {mwt} | {r['illegal_actions']['a'] + r['illegal_actions']['b']} |"
+            f"| {r['a']} | {r['b']} | {fmt_ci(gp) if gp else '-'} | {se} | "
+            f"{fmt_ci(cp, 1) if cp else '-'} | {mwt} | {r['illegal_actions']['a'] + r['illegal_actions']['b']} |"
         )
     print("\nBids per hand and success rate (A | B):")
     for r in results:
@@ -283,6 +284,8 @@ def draw_png(path: Path, names: list[str], results: list[dict], ratings: dict) -
     k = len(names)
     m = np.full((k, k), np.nan)
     for r in results:
+        if r["game_points_per_hand"] is None:  # matches only: the cell stays blank
+            continue
         i, j = names.index(r["a"]), names.index(r["b"])
         m[i, j] = r["game_points_per_hand"]["mean"]
         m[j, i] = -r["game_points_per_hand"]["mean"]
@@ -312,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("agents", nargs="+", help="two or more sides: agent specs, or SPEC+SPEC for a mixed partnership")
-    p.add_argument("--deals", type=int, default=2000, help="duplicate deals per pairing (each played twice)")
+    p.add_argument("--deals", type=int, default=2000,
+                   help="duplicate deals per pairing (each played twice); 0 with --matches for matches only")
     p.add_argument("--matches", type=int, default=None, help="duplicate matches per pairing (default: deals / 4)")
     p.add_argument("--rules", default="online", help="rules preset: online or traditional")
     p.add_argument("--target", type=int, default=None, help="match target (default: the preset's, 11)")
@@ -323,8 +327,11 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if len(a.agents) < 2:
         p.error("give at least two sides to compare")
-    if a.deals < 2 or (a.matches is not None and a.matches < 0):
-        p.error("--deals must be at least 2 and --matches at least 0")
+    if a.deals == 1 or a.deals < 0 or (a.matches is not None and a.matches < 0):
+        p.error(f"--deals must be 0 or at least 2 (an interval needs two deals) and --matches at least 0, got "
+                f"--deals {a.deals} --matches {a.matches}")
+    if a.deals == 0 and not a.matches:
+        p.error("--deals 0 plays matches only: give --matches N (at least 1)")
     try:
         rules = get_rules(a.rules, **({"target": a.target} if a.target else {}))
         sides = {spec: Side.from_spec(spec, a.seed + 17 * i) for i, spec in enumerate(dict.fromkeys(a.agents))}

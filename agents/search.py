@@ -26,7 +26,10 @@ by the chance of winning the match from the score it leads to, :func:`match_win_
 the agent risks more when behind and less when ahead; ``points``: by game points),
 ``bid_margin`` (default 0: counts that share of the rollouts' wins of a contract the agent
 would declare as losses, against rollouts' optimism about a declarer), ``bid_worlds`` (worlds
-drawn for a bid, default ``worlds``; with inference, from ``max(candidates, bid_worlds)``). Uses numpy
+drawn for a bid, default ``worlds``; with inference, from ``max(candidates, bid_worlds)``), ``hand_edge``
+(default 0.5: with ``utility=match``, the chance the agent's team wins a hand, which the match
+table assumes; above 0.5 a team that expects to be the stronger plays a longer, safer match:
+it needs a surer contract before it raises the stakes). Uses numpy
 and onnxruntime only (plus numba with ``play=pimc``).
 """
 
@@ -55,17 +58,19 @@ def _take(s: engine.State, idx: np.ndarray) -> engine.State:
 HAND_VALUES = {1: 0.72, 2: 0.22, 4: 0.055, 5: 0.005}
 
 
-def match_win_table(target: int, values: dict[int, float] = HAND_VALUES) -> np.ndarray:
+def match_win_table(target: int, values: dict[int, float] = HAND_VALUES, edge: float = 0.5) -> np.ndarray:
     """``V[a, b]``: chance that a team at ``a`` points wins the match against a team at ``b``
-    (``a, b`` up to ``target + 5``), if each hand goes to either team with equal chance and is
-    worth ``v`` game points with probability ``values[v]``."""
+    (``a, b`` up to ``target + 5``), if each hand goes to the first team with chance ``edge``
+    (0.5: two equal teams) and is worth ``v`` game points with probability ``values[v]``."""
+    if not 0.0 < edge < 1.0:
+        raise ValueError(f"edge must be in (0, 1), got {edge}")
     size = target + max(values) + 1
     v = np.zeros((size, size))
     v[target:, :target] = 1.0
     for total in range(2 * target - 2, -1, -1):  # every hand adds points: fill from the end of the match back
         for a in range(max(0, total - target + 1), min(total, target - 1) + 1):
             b = total - a
-            v[a, b] = sum(p * 0.5 * (v[a + g, b] + v[a, b + g]) for g, p in values.items())
+            v[a, b] = sum(p * (edge * v[a + g, b] + (1 - edge) * v[a, b + g]) for g, p in values.items())
     return v
 
 
@@ -84,12 +89,12 @@ class SearchAgent(Agent):
     """Network-guided search; see the module docstring."""
 
     OPTIONS = {"path": str, "worlds": int, "candidates": int, "infer": float, "floor": float, "play": str, "bid": str,
-               "utility": str, "bid_margin": float, "bid_worlds": int}
+               "utility": str, "bid_margin": float, "bid_worlds": int, "hand_edge": float}
 
     def __init__(self, seed: int | None = None, path: str = "models/cuatrola.onnx", worlds: int = 32,
                  candidates: int = 128, infer: float = 1.0, floor: float = 0.1, play: str = "rollout",
                  bid: str = "rollout", utility: str = "match", bid_margin: float = 0.0, bid_worlds: int | None = None,
-                 bot=None):
+                 hand_edge: float = 0.5, bot=None):
         from cuatrola_env.bot import Bot
 
         super().__init__(seed)
@@ -110,6 +115,9 @@ class SearchAgent(Agent):
         if not 0.0 <= bid_margin < 1.0:
             raise ValueError(f"bid_margin must be in [0, 1), got {bid_margin}")
         self.bid_margin = bid_margin
+        if not 0.0 < hand_edge < 1.0:
+            raise ValueError(f"hand_edge must be in (0, 1), got {hand_edge}")
+        self.hand_edge = hand_edge
         self._tables: dict[int, np.ndarray] = {}
 
     # ------------------------------------------------------------------ network
@@ -190,7 +198,7 @@ class SearchAgent(Agent):
         target = view.rules.target  # by the chance of winning the match from the score it leads to
         table = self._tables.get(target)
         if table is None:
-            table = self._tables[target] = match_win_table(target)
+            table = self._tables[target] = match_win_table(target, edge=self.hand_edge)
         mine, theirs = view.score[view.seat & 1], view.score[1 - (view.seat & 1)]
         g = np.abs(points).astype(int)
         return np.where(points > 0, table[np.minimum(mine + g, target), theirs], table[mine, np.minimum(theirs + g, target)])

@@ -66,6 +66,8 @@ def test_bad_input_gets_a_clear_error(args, message, capsys):
 def test_impossible_options():
     with pytest.raises(SystemExit):
         evaluate.main(["heuristic", "random", "--deals", "1"])
+    with pytest.raises(SystemExit):  # matches only, but no matches
+        evaluate.main(["heuristic", "random", "--deals", "0"])
     with pytest.raises(SystemExit):
         evaluate.main(["heuristic"])
 
@@ -120,3 +122,24 @@ def test_paired_comparison_of_two_runs_on_the_same_deals(tmp_path):
     assert tool.main([str(tmp_path / "h.json"), str(tmp_path / "r.json")]) == 0
     with pytest.raises(SystemExit):
         tool.main([str(tmp_path / "h.json")])
+
+
+def test_a_matches_only_run_pairs_with_the_matches_of_a_longer_run(tmp_path):
+    """--deals 0 plays matches only (no game-point figure); a match's deals depend only on the
+    seed, so it pairs match by match with a run that also played deals."""
+    tool = load_benchmark("compare_results")
+    runs = {}
+    for name, side, deals in (("h", "heuristic", "0"), ("r", "heuristic+random", "10")):
+        out = tmp_path / f"{name}.json"
+        assert evaluate.main([side, "random", "--deals", deals, "--matches", "6", "--seed", "3", "--json", str(out),
+                              "--no-progress"]) == 0
+        runs[name] = json.loads(out.read_text())
+    assert runs["h"]["pairings"][0]["game_points_per_hand"] is None and len(runs["h"]["pairings"][0]["match_wins"]) == 6
+    r = tool.paired_difference((runs["h"], runs["r"]))
+    assert r["game_points_difference"] is None
+    share = [np.mean(runs[k]["pairings"][0]["match_wins"], axis=1) for k in ("h", "r")]
+    assert r["match_share_difference"]["n"] == 6
+    assert r["match_share_difference"]["mean"] == pytest.approx(float(np.mean(share[0] - share[1])))
+    assert evaluate.pool_pairings([runs["h"]["pairings"][0]])["game_points_per_hand"] is None
+    with pytest.raises(ValueError, match="not the same matches"):
+        tool.paired_difference((runs["h"], {**runs["r"], "seed": 4}))

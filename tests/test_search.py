@@ -132,14 +132,39 @@ def test_match_win_table_is_a_fair_game_of_chance():
     assert 0.98 < v[10, 0] < 1.0
 
 
+def test_match_win_table_with_a_hand_edge_favours_the_stronger_team():
+    """A team that wins each hand with chance ``edge`` is the other team at ``1 - edge``:
+    V_e[a, b] = 1 - V_(1-e)[b, a]; the stronger team wins more matches from level scores, and
+    needs a surer solo before it doubles the stakes (the point of ``hand_edge``)."""
+    from agents.search import match_win_table
+
+    strong, weak = match_win_table(11, edge=0.6), match_win_table(11, edge=0.4)
+    for a in range(11):
+        for b in range(11):
+            assert strong[a, b] == pytest.approx(1 - weak[b, a])
+    assert 0.7 < strong[0, 0] < 0.8
+
+    def solo_needs(v, a=0, b=0):  # the chance of making a solo worth as much as a pass hand won half the time
+        pass_value = 0.5 * v[a + 1, b] + 0.5 * v[a, b + 1]
+        return (pass_value - v[a, b + 2]) / (v[a + 2, b] - v[a, b + 2])
+
+    assert solo_needs(match_win_table(11)) == pytest.approx(0.5)
+    assert solo_needs(strong) > 0.55
+    with pytest.raises(ValueError, match="edge"):
+        match_win_table(11, edge=1.0)
+
+
 def test_every_search_option_is_reachable_by_spec(onnx_model):
     from agents.base import make_agent
 
-    a = make_agent(f"search:path={onnx_model},utility=points,bid_margin=0.1,bid=solver,play=policy,infer=0.5,bid_worlds=9",
-                   seed=1)
-    assert (a.utility, a.bid_margin, a.bid, a.play, a.infer, a.bid_worlds) == ("points", 0.1, "solver", "policy", 0.5, 9)
+    a = make_agent(f"search:path={onnx_model},utility=points,bid_margin=0.1,bid=solver,play=policy,infer=0.5,bid_worlds=9,"
+                   "hand_edge=0.6", seed=1)
+    assert (a.utility, a.bid_margin, a.bid, a.play, a.infer, a.bid_worlds, a.hand_edge) == (
+        "points", 0.1, "solver", "policy", 0.5, 9, 0.6)
     with pytest.raises(ValueError, match="bid_margin"):
         make_agent(f"search:path={onnx_model},bid_margin=1.5")
+    with pytest.raises(ValueError, match="hand_edge"):
+        make_agent(f"search:path={onnx_model},hand_edge=0")
 
 
 def test_master_agent_is_reproducible_from_its_seed(onnx_model):

@@ -32,11 +32,12 @@ import evaluate  # noqa: E402
 
 def deal_differences(a: dict, b: dict) -> np.ndarray | None:
     """A's minus B's game points per deal (two ``evaluate.py --json`` outputs on the same deals);
-    None when either run played no deals."""
-    if not a["deals"] or not b["deals"]:
-        return None
-    if (a["seed"], a["deals"]) != (b["seed"], b["deals"]):
+    None when either run played no deals, or both ran on one seed with different deal counts
+    (other deals: only their matches pair)."""
+    if a["seed"] != b["seed"]:
         raise ValueError(f"not the same deals: seed {a['seed']} / {a['deals']} deals against seed {b['seed']} / {b['deals']}")
+    if not a["deals"] or not b["deals"] or a["deals"] != b["deals"]:
+        return None
     pa, pb = a["pairings"][0], b["pairings"][0]
     if "deal_game_points" not in pa or "deal_game_points" not in pb:
         raise ValueError("a run without per-deal results (written by evaluate.py since pooling was added)")

@@ -141,5 +141,5 @@ def test_a_matches_only_run_pairs_with_the_matches_of_a_longer_run(tmp_path):
     assert r["match_share_difference"]["n"] == 6
     assert r["match_share_difference"]["mean"] == pytest.approx(float(np.mean(share[0] - share[1])))
     assert evaluate.pool_pairings([runs["h"]["pairings"][0]])["game_points_per_hand"] is None
-    with pytest.raises(ValueError, match="not the same matches"):
+    with pytest.raises(ValueError, match="not the same deals: seed 3"):
         tool.paired_difference((runs["h"], {**runs["r"], "seed": 4}))

@@ -19,6 +19,7 @@ a few milliseconds more per decision and plays better (measured in the README):
 
 Options: ``path`` (ONNX model with its card, default ``models/cuatrola.onnx``), ``worlds``
 (default 32), ``candidates`` (default 128), ``infer`` (default 1.0; 0 = uniform worlds),
+``infer_play`` (the weight of the card plays' evidence, default ``infer``; the bids' is ``infer``),
 ``floor`` (default 0.1), ``play`` (``rollout`` default, ``pimc`` or ``policy``), ``bid``
 (``rollout`` default; ``solver``: PIMC's bidding, each contract solved double-dummy, over the
 inferred deals; or ``policy``), ``utility`` (``match`` default: a rollout's result is valued
@@ -42,7 +43,7 @@ import numpy as np
 from cuatrola_env import bitboards as bb
 from cuatrola_env import engine
 from cuatrola_env.observation import observe
-from cuatrola_env.rules import NUM_ACTIONS
+from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS
 
 from .base import Agent, SeatView
 from .belief import sample_worlds
@@ -89,12 +90,13 @@ class SearchAgent(Agent):
     """Network-guided search; see the module docstring."""
 
     OPTIONS = {"path": str, "worlds": int, "candidates": int, "infer": float, "floor": float, "play": str, "bid": str,
-               "utility": str, "bid_margin": float, "bid_worlds": int, "hand_edge": float}
+               "utility": str, "bid_margin": float, "bid_worlds": int, "hand_edge": float,
+               "infer_play": float}
 
     def __init__(self, seed: int | None = None, path: str = "models/cuatrola.onnx", worlds: int = 32,
                  candidates: int = 128, infer: float = 1.0, floor: float = 0.1, play: str = "rollout",
                  bid: str = "rollout", utility: str = "match", bid_margin: float = 0.0, bid_worlds: int | None = None,
-                 hand_edge: float = 0.5, bot=None):
+                 hand_edge: float = 0.5, infer_play: float | None = None, bot=None):
         from cuatrola_env.bot import Bot
 
         super().__init__(seed)
@@ -118,6 +120,9 @@ class SearchAgent(Agent):
         if not 0.0 < hand_edge < 1.0:
             raise ValueError(f"hand_edge must be in (0, 1), got {hand_edge}")
         self.hand_edge = hand_edge
+        self.infer_play = infer if infer_play is None else infer_play  # weight of the evidence of card plays
+        if self.infer_play < 0:
+            raise ValueError(f"infer_play must be at least 0, got {infer_play}")
         self._tables: dict[int, np.ndarray] = {}
 
     # ------------------------------------------------------------------ network
@@ -151,7 +156,8 @@ class SearchAgent(Agent):
         """The drawn worlds, replayed to the present: a batched state of ``worlds`` games."""
         rules = view.rules
         draw = self.bid_worlds if view.phase == 0 else self.worlds
-        n = max(self.candidates, draw) if self.infer > 0 else draw
+        inferring = self.infer > 0 or self.infer_play > 0
+        n = max(self.candidates, draw) if inferring else draw
         played_by = [0, 0, 0, 0]
         for seat, a in view.history:
             if a < 20:
@@ -160,25 +166,27 @@ class SearchAgent(Agent):
         s = engine.new_state(n)
         engine.start_hand(s, np.arange(n), worlds, np.full(n, view.dealer, np.int8), np.full(n, view.muestra, np.int8))
         s.score[:] = view.score
-        if self.infer <= 0:
+        if not inferring:
             for _, a in view.history:
                 engine.step(s, np.full(n, a, np.int8), rules)
             return s
-        obs, masks, acts = [], [], []
+        obs, masks, acts, scale = [], [], [], []
         for seat, a in view.history:
-            if seat != view.seat:  # my own actions are equally likely in every world
+            weight = self.infer if a >= NUM_CARDS else self.infer_play
+            if seat != view.seat and weight > 0:  # my own actions are equally likely in every world
                 bits = engine.legal_action_mask(s, rules)
                 if bits[0] & (bits[0] - 1):  # more than one legal action (the same in every world)
                     obs.append(observe(s, rules))
                     masks.append(bb.to_bools(bits, NUM_ACTIONS))
                     acts.append(a)
+                    scale.append(weight)
             engine.step(s, np.full(n, a, np.int8), rules)
         loglik = np.zeros(n)
         if obs:
             o, m = np.concatenate(obs), np.concatenate(masks)
             logp = _policy_logp(self._logits(o, m), m, self.floor).reshape(len(acts), n, NUM_ACTIONS)
-            loglik = logp[np.arange(len(acts)), :, np.array(acts)].sum(0)
-        w = np.exp(self.infer * (loglik - loglik.max()))
+            loglik = (np.array(scale)[:, None] * logp[np.arange(len(acts)), :, np.array(acts)]).sum(0)
+        w = np.exp(loglik - loglik.max())
         pick = self.rng.choice(n, size=draw, p=w / w.sum())
         return _take(s, pick)
 

@@ -107,13 +107,14 @@ def test_inference_weights_deals_by_the_bids_seen(onnx_model):
     view = seat_view(game)
     assert view.seat == 2
     share = {}
-    for infer in (0.0, 1.0):
-        agent = AsBidder(seed=3, path=onnx_model, worlds=64, candidates=256, infer=infer, floor=0.01)
+    for infer, infer_play in ((0.0, 0.0), (1.0, 1.0), (1.0, 0.0), (0.0, 1.0)):
+        agent = AsBidder(seed=3, path=onnx_model, worlds=64, candidates=256, infer=infer, floor=0.01, infer_play=infer_play)
         worlds = agent._worlds(view)
         assert (worlds.hands[:, 2] == game.single.hands[2]).all()  # my own hand is never resampled
-        share[infer] = float(np.mean(worlds.hands[:, 1] >> 4 & 1))
-    assert share[1.0] >= 0.9, share
-    assert share[0.0] <= 0.6, share
+        share[infer, infer_play] = float(np.mean(worlds.hands[:, 1] >> 4 & 1))
+    assert share[1.0, 1.0] >= 0.9 and share[1.0, 0.0] >= 0.9, share
+    # the evidence of bids weighs ``infer``; ``infer_play`` weighs only card plays (none seen here)
+    assert share[0.0, 0.0] <= 0.6 and share[0.0, 1.0] <= 0.6, share
 
 
 def test_match_win_table_is_a_fair_game_of_chance():
@@ -158,9 +159,10 @@ def test_every_search_option_is_reachable_by_spec(onnx_model):
     from agents.base import make_agent
 
     a = make_agent(f"search:path={onnx_model},utility=points,bid_margin=0.1,bid=solver,play=policy,infer=0.5,bid_worlds=9,"
-                   "hand_edge=0.6", seed=1)
-    assert (a.utility, a.bid_margin, a.bid, a.play, a.infer, a.bid_worlds, a.hand_edge) == (
-        "points", 0.1, "solver", "policy", 0.5, 9, 0.6)
+                   "hand_edge=0.6,infer_play=0.25", seed=1)
+    assert (a.utility, a.bid_margin, a.bid, a.play, a.infer, a.bid_worlds, a.hand_edge, a.infer_play) == (
+        "points", 0.1, "solver", "policy", 0.5, 9, 0.6, 0.25)
+    assert make_agent(f"search:path={onnx_model},infer=0.5").infer_play == 0.5  # card plays weigh as bids by default
     with pytest.raises(ValueError, match="bid_margin"):
         make_agent(f"search:path={onnx_model},bid_margin=1.5")
     with pytest.raises(ValueError, match="hand_edge"):

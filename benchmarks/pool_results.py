@@ -1,6 +1,6 @@
 """Pool evaluations of one pairing run on several seeds (say, one process per core) into one figure.
 
-    for s in $(seq 100 115); do python evaluate.py bot:level=master pimc:worlds=32 --deals 2 --matches 11 \\
+    for s in $(seq 100 115); do python evaluate.py bot:level=master pimc:worlds=32 --deals 0 --matches 11 \\
         --seed $s --json runs/pool/m$s.json --no-progress & done; wait
     python benchmarks/pool_results.py runs/pool/m*.json --json docs/results/pooled.json
 

@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     print(f"{pooled['a']} vs {pooled['b']}: {len(runs)} runs, {pooled['deals']} deals, {2 * pooled['matches']} matches "
           f"({pooled['matches']} duplicate pairs), illegal actions {pooled['illegal_actions']}")
     if gp:
-        print(f"  game points/hand {gp['mean']:+.3f} [{gp['ci95'][0]:+.3f}, {gp['ci95'][1]:+.3f}]")
+        print(f"  game points/hand {gp['mean']:+.3f} [{gp['ci95'][0]:+.3f}, {gp['ci95'][1]:+.3f}] over {gp['n']} deals")
     if mw:
         print(f"  matches won {mw['mean']:.1%} [{mw['ci95'][0]:.1%}, {mw['ci95'][1]:.1%}]")
     if a.json:

@@ -122,7 +122,7 @@ class SearchAgent(Agent):
         self.hand_edge = hand_edge
         self.infer_play = infer if infer_play is None else infer_play  # weight of the evidence of card plays
         if self.infer_play < 0:
-            raise ValueError(f"infer_play must be at least 0, got {infer_play}")
+            raise ValueError(f"infer_play must be at least 0, got {self.infer_play}")
         self._tables: dict[int, np.ndarray] = {}
 
     # ------------------------------------------------------------------ network

@@ -31,11 +31,9 @@ import evaluate  # noqa: E402
 
 
 def deal_differences(a: dict, b: dict) -> np.ndarray | None:
-    """A's minus B's game points per deal (two ``evaluate.py --json`` outputs on the same deals);
-    None when either run played no deals, or both ran on one seed with different deal counts
-    (other deals: only their matches pair)."""
-    if a["seed"] != b["seed"]:
-        raise ValueError(f"not the same deals: seed {a['seed']} / {a['deals']} deals against seed {b['seed']} / {b['deals']}")
+    """A's minus B's game points per deal (two ``evaluate.py --json`` outputs on one seed);
+    None when either run played no deals, or they played different deal counts (other deals:
+    only their matches pair)."""
     if not a["deals"] or not b["deals"] or a["deals"] != b["deals"]:
         return None
     pa, pb = a["pairings"][0], b["pairings"][0]
@@ -45,12 +43,10 @@ def deal_differences(a: dict, b: dict) -> np.ndarray | None:
 
 
 def match_differences(a: dict, b: dict) -> np.ndarray | None:
-    """A's minus B's share of each duplicate match's two plays (runs on the same seed); None when
+    """A's minus B's share of each duplicate match's two plays (runs on one seed); None when
     either run played no matches. Runs with different match counts pair on the matches both played."""
     if not a["matches"] or not b["matches"]:
         return None
-    if a["seed"] != b["seed"]:
-        raise ValueError(f"not the same matches: seed {a['seed']} against seed {b['seed']}")
     m = min(a["matches"], b["matches"])
     wa, wb = (np.asarray(r["pairings"][0]["match_wins"])[:m].mean(axis=1) for r in (a, b))
     return wa - wb
@@ -66,6 +62,9 @@ def paired_difference(*pairs: tuple[dict, dict]) -> dict:
         if names != (first_a["a"], first_b["a"], first_a["b"]) or b["pairings"][0]["b"] != first_a["b"]:
             raise ValueError(f"every pair must compare {first_a['a']} with {first_b['a']} against {first_a['b']}, got "
                              f"{names[:2]} against {a['pairings'][0]['b']} and {b['pairings'][0]['b']}")
+        if a["seed"] != b["seed"]:  # neither deals nor matches pair across seeds
+            raise ValueError(f"not the same deals: seed {a['seed']} / {a['deals']} deals against seed {b['seed']} / "
+                             f"{b['deals']}")
     deals = [d for a, b in pairs if (d := deal_differences(a, b)) is not None]
     matches = [d for a, b in pairs if (d := match_differences(a, b)) is not None]
     if not deals and not matches:

@@ -30,13 +30,18 @@ would declare as losses, against rollouts' optimism about a declarer), ``bid_wor
 drawn for a bid, default ``worlds``; with inference, from ``max(candidates, bid_worlds)``), ``hand_edge``
 (default 0.5: with ``utility=match``, the chance the agent's team wins a hand, which the match
 table assumes; above 0.5 a team that expects to be the stronger plays a longer, safer match:
-it needs a surer contract before it raises the stakes). Uses numpy
+it needs a surer contract before it raises the stakes), ``opponent`` (default none: a rule-based agent's
+name, e.g. ``heuristic``, taken as a second model of every other seat: each seat's actions this hand are
+weighed as ``opponent_prior * P(as that agent) + (1 - opponent_prior) * P(as the network)``, a Bayesian
+mixture over two kinds of player; it knows the agent's code, so against that very agent it is opponent
+modelling, not general strength), ``opponent_prior`` (default 0.5). Uses numpy
 and onnxruntime only (plus numba with ``play=pimc``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import types
 
 import numpy as np
 
@@ -45,7 +50,7 @@ from cuatrola_env import engine
 from cuatrola_env.observation import observe
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS
 
-from .base import Agent, SeatView
+from .base import Agent, SeatView, batch_views
 from .belief import sample_worlds
 
 
@@ -91,12 +96,13 @@ class SearchAgent(Agent):
 
     OPTIONS = {"path": str, "worlds": int, "candidates": int, "infer": float, "floor": float, "play": str, "bid": str,
                "utility": str, "bid_margin": float, "bid_worlds": int, "hand_edge": float,
-               "infer_play": float}
+               "infer_play": float, "opponent": str, "opponent_prior": float}
 
     def __init__(self, seed: int | None = None, path: str = "models/cuatrola.onnx", worlds: int = 32,
                  candidates: int = 128, infer: float = 1.0, floor: float = 0.1, play: str = "rollout",
                  bid: str = "rollout", utility: str = "match", bid_margin: float = 0.0, bid_worlds: int | None = None,
-                 hand_edge: float = 0.5, infer_play: float | None = None, bot=None):
+                 hand_edge: float = 0.5, infer_play: float | None = None, opponent: str = "",
+                 opponent_prior: float = 0.5, bot=None):
         from cuatrola_env.bot import Bot
 
         super().__init__(seed)
@@ -124,6 +130,16 @@ class SearchAgent(Agent):
         if self.infer_play < 0:
             raise ValueError(f"infer_play must be at least 0, got {self.infer_play}")
         self._tables: dict[int, np.ndarray] = {}
+        if not 0.0 <= opponent_prior <= 1.0:
+            raise ValueError(f"opponent_prior must be in [0, 1], got {opponent_prior}")
+        self.opponent_prior = opponent_prior
+        self.opponent = None  # a second model of every other seat, besides the network (Bayesian mixture per seat)
+        if opponent:
+            from .registry import AGENTS
+
+            if opponent not in AGENTS or opponent in ("search", "bot", "model", "pimc", "random"):
+                raise ValueError(f"opponent must be a deterministic rule-based agent such as 'heuristic', got {opponent!r}")
+            self.opponent = AGENTS[opponent](seed=0)
 
     # ------------------------------------------------------------------ network
     def _logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -170,7 +186,7 @@ class SearchAgent(Agent):
             for _, a in view.history:
                 engine.step(s, np.full(n, a, np.int8), rules)
             return s
-        obs, masks, acts, scale = [], [], [], []
+        obs, masks, acts, scale, seats, other = [], [], [], [], [], []
         for seat, a in view.history:
             weight = self.infer if a >= NUM_CARDS else self.infer_play
             if seat != view.seat and weight > 0:  # my own actions are equally likely in every world
@@ -180,15 +196,37 @@ class SearchAgent(Agent):
                     masks.append(bb.to_bools(bits, NUM_ACTIONS))
                     acts.append(a)
                     scale.append(weight)
+                    seats.append(seat)
+                    if self.opponent is not None:
+                        other.append(self._opponent_logp(s, bits, a, rules))
             engine.step(s, np.full(n, a, np.int8), rules)
         loglik = np.zeros(n)
         if obs:
             o, m = np.concatenate(obs), np.concatenate(masks)
             logp = _policy_logp(self._logits(o, m), m, self.floor).reshape(len(acts), n, NUM_ACTIONS)
-            loglik = (np.array(scale)[:, None] * logp[np.arange(len(acts)), :, np.array(acts)]).sum(0)
+            evidence = np.array(scale)[:, None] * logp[np.arange(len(acts)), :, np.array(acts)]  # (decisions, n)
+            if self.opponent is None:
+                loglik = evidence.sum(0)
+            else:  # per seat: P(its actions) = prior * P(as the opponent model) + (1 - prior) * P(as the network)
+                alt = np.array(scale)[:, None] * np.array(other)
+                seat_of = np.array(seats)
+                with np.errstate(divide="ignore"):
+                    lp, lq = np.log(self.opponent_prior), np.log1p(-self.opponent_prior)
+                for seat in set(seats):
+                    rows = seat_of == seat
+                    loglik += np.logaddexp(lq + evidence[rows].sum(0), lp + alt[rows].sum(0))
         w = np.exp(loglik - loglik.max())
         pick = self.rng.choice(n, size=draw, p=w / w.sum())
         return _take(s, pick)
+
+    def _opponent_logp(self, s: engine.State, bits: np.ndarray, action: int, rules) -> np.ndarray:
+        """(n,) log-probability of ``action`` in each world if the seat to act played like ``self.opponent``
+        (its choice, mixed with ``floor`` of a uniform choice among the legal actions)."""
+        views = batch_views(types.SimpleNamespace(state=s, legal_bits=bits, rules=rules), range(s.num_games))
+        same = np.array([self.opponent.act(v) == action for v in views])
+        legal = bin(int(bits[0])).count("1")
+        with np.errstate(divide="ignore"):
+            return np.log((1 - self.floor) * same + self.floor / legal)
 
     def _rollouts(self, view: SeatView, legal: list[int], state: engine.State) -> int:
         points = self.action_values(view, legal, state)

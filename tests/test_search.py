@@ -117,6 +117,43 @@ def test_inference_weights_deals_by_the_bids_seen(onnx_model):
     assert share[0.0, 0.0] <= 0.6 and share[0.0, 1.0] <= 0.6, share
 
 
+def test_opponent_model_mixture_weights_deals_by_that_players_bids(onnx_model):
+    """``opponent=heuristic``: each other seat's actions are weighed as a mixture of the network
+    and the rule-based player. With a network that says nothing (equal logits) and the prior on
+    the heuristic, a solo bid puts a hand the heuristic would bid solo with (card strength of 7
+    or more) in the bidder's seat in (nearly) every drawn world; without the opponent model, or
+    with prior 0, the worlds hold such a hand only as often as chance does; with half the prior on
+each, in between."""
+    from agents.heuristic import HeuristicAgent
+    from agents.search import SearchAgent
+
+    class Blank(SearchAgent):
+        def _logits(self, obs, mask):
+            return np.zeros(mask.shape, np.float32)
+
+    # dealer 0 turns the sota of oros: la mano (seat 1) holds tres and as of trump and three side aces
+    hands = [[0, 5, 6, 7, 8], [3, 4, 9, 14, 19], [1, 2, 10, 11, 12], [13, 15, 16, 17, 18]]
+    game = Game(seed=0)
+    game.reset(hands=hands, dealer=0, muestra=0)
+    h = HeuristicAgent()
+    assert h.act(seat_view(game)) == 21  # the heuristic bids solo with it
+    game.step(21)
+    view = seat_view(game)
+    share = {}
+    for opponent, prior in (("", 0.5), ("heuristic", 1.0), ("heuristic", 0.0), ("heuristic", 0.5)):
+        agent = Blank(seed=3, path=onnx_model, worlds=64, candidates=256, floor=0.01, opponent=opponent, opponent_prior=prior)
+        worlds = agent._worlds(view)
+        share[opponent, prior] = float(np.mean([h.hand_strength(int(w), 0)[1] >= 7 for w in worlds.hands[:, 1]]))
+    assert share["heuristic", 1.0] >= 0.9, share
+    assert share["", 0.5] <= 0.3 and share["heuristic", 0.0] <= 0.3, share  # chance: about 1 in 10
+    # half the prior on each: a consistent deal is about 5 times as likely (0.62 against 0.13), not certain
+    assert share["", 0.5] + 0.1 <= share["heuristic", 0.5] <= share["heuristic", 1.0] - 0.3, share
+    with pytest.raises(ValueError, match="opponent"):
+        _agent(onnx_model, opponent="pimc")
+    with pytest.raises(ValueError, match="opponent_prior"):
+        _agent(onnx_model, opponent="heuristic", opponent_prior=1.5)
+
+
 def test_match_win_table_is_a_fair_game_of_chance():
     """Equal teams: V[a, b] + V[b, a] = 1; more points never hurt; reaching the target wins."""
     from agents.search import match_win_table
@@ -159,9 +196,10 @@ def test_every_search_option_is_reachable_by_spec(onnx_model):
     from agents.base import make_agent
 
     a = make_agent(f"search:path={onnx_model},utility=points,bid_margin=0.1,bid=solver,play=policy,infer=0.5,bid_worlds=9,"
-                   "hand_edge=0.6,infer_play=0.25", seed=1)
-    assert (a.utility, a.bid_margin, a.bid, a.play, a.infer, a.bid_worlds, a.hand_edge, a.infer_play) == (
-        "points", 0.1, "solver", "policy", 0.5, 9, 0.6, 0.25)
+                   "hand_edge=0.6,infer_play=0.25,opponent=heuristic,opponent_prior=0.3", seed=1)
+    assert (a.utility, a.bid_margin, a.bid, a.play, a.infer, a.bid_worlds, a.hand_edge, a.infer_play, a.opponent_prior) == (
+        "points", 0.1, "solver", "policy", 0.5, 9, 0.6, 0.25, 0.3)
+    assert type(a.opponent).__name__ == "HeuristicAgent"
     assert make_agent(f"search:path={onnx_model},infer=0.5").infer_play == 0.5  # card plays weigh as bids by default
     with pytest.raises(ValueError, match="bid_margin"):
         make_agent(f"search:path={onnx_model},bid_margin=1.5")

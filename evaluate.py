@@ -346,7 +346,8 @@ def main(argv: list[str] | None = None) -> int:
     if not a.no_progress:
         from tqdm import tqdm
 
-        progress = tqdm(total=total, desc="evaluating", unit="deal", file=sys.stderr)
+        unit = "match" if a.deals == 0 else "deal" if not matches else "deal|match"  # each counts one step
+        progress = tqdm(total=total, desc="evaluating", unit=unit, file=sys.stderr)
     t = time.perf_counter()
     results = [evaluate_pair(sides[x], sides[y], rules, deals, matches, a.seed, progress) for x, y in pairs]
     if progress:

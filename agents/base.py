@@ -151,6 +151,9 @@ class Agent:
     ``rng`` is the agent's own seeded random generator."""
 
     spec: str = "agent"
+    #: the same view always gets the same action (no use of ``rng``): such an agent can serve as a
+    #: model of another seat in :class:`agents.search.SearchAgent` (``opponent=``)
+    deterministic: bool = False
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)

@@ -46,6 +46,8 @@ def cards(mask: int) -> list[int]:
 class HeuristicAgent(Agent):
     """The rule-based player described in the module docstring."""
 
+    deterministic = True
+
     OPTIONS = {"solo": float, "cuatrola": float, "quintola": float}
 
     def __init__(self, seed: int | None = None, solo: float = 7.0, cuatrola: float = 3.9, quintola: float = 4.9):

@@ -137,7 +137,7 @@ class SearchAgent(Agent):
         if opponent:
             from .registry import AGENTS
 
-            if opponent not in AGENTS or opponent in ("search", "bot", "model", "pimc", "random"):
+            if not getattr(AGENTS.get(opponent), "deterministic", False):
                 raise ValueError(f"opponent must be a deterministic rule-based agent such as 'heuristic', got {opponent!r}")
             self.opponent = AGENTS[opponent](seed=0)
 
@@ -198,17 +198,18 @@ class SearchAgent(Agent):
                     scale.append(weight)
                     seats.append(seat)
                     if self.opponent is not None:
-                        other.append(self._opponent_logp(s, bits, a, rules))
+                        other.append(self._opponent_logp(s, bits, masks[-1][0].sum(), a, rules))
             engine.step(s, np.full(n, a, np.int8), rules)
         loglik = np.zeros(n)
         if obs:
             o, m = np.concatenate(obs), np.concatenate(masks)
             logp = _policy_logp(self._logits(o, m), m, self.floor).reshape(len(acts), n, NUM_ACTIONS)
-            evidence = np.array(scale)[:, None] * logp[np.arange(len(acts)), :, np.array(acts)]  # (decisions, n)
+            weights = np.array(scale)[:, None]
+            evidence = weights * logp[np.arange(len(acts)), :, np.array(acts)]  # (decisions, n)
             if self.opponent is None:
                 loglik = evidence.sum(0)
             else:  # per seat: P(its actions) = prior * P(as the opponent model) + (1 - prior) * P(as the network)
-                alt = np.array(scale)[:, None] * np.array(other)
+                alt = weights * np.array(other)
                 seat_of = np.array(seats)
                 with np.errstate(divide="ignore"):
                     lp, lq = np.log(self.opponent_prior), np.log1p(-self.opponent_prior)
@@ -219,12 +220,11 @@ class SearchAgent(Agent):
         pick = self.rng.choice(n, size=draw, p=w / w.sum())
         return _take(s, pick)
 
-    def _opponent_logp(self, s: engine.State, bits: np.ndarray, action: int, rules) -> np.ndarray:
+    def _opponent_logp(self, s: engine.State, bits: np.ndarray, legal: int, action: int, rules) -> np.ndarray:
         """(n,) log-probability of ``action`` in each world if the seat to act played like ``self.opponent``
-        (its choice, mixed with ``floor`` of a uniform choice among the legal actions)."""
+        (its choice, mixed with ``floor`` of a uniform choice among the ``legal`` actions, the same in every world)."""
         views = batch_views(types.SimpleNamespace(state=s, legal_bits=bits, rules=rules), range(s.num_games))
         same = np.array([self.opponent.act(v) == action for v in views])
-        legal = bin(int(bits[0])).count("1")
         with np.errstate(divide="ignore"):
             return np.log((1 - self.floor) * same + self.floor / legal)
 

@@ -123,7 +123,7 @@ def test_opponent_model_mixture_weights_deals_by_that_players_bids(onnx_model):
     the heuristic, a solo bid puts a hand the heuristic would bid solo with (card strength of 7
     or more) in the bidder's seat in (nearly) every drawn world; without the opponent model, or
     with prior 0, the worlds hold such a hand only as often as chance does; with half the prior on
-each, in between."""
+    each, in between."""
     from agents.heuristic import HeuristicAgent
     from agents.search import SearchAgent
 

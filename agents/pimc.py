@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from cuatrola_env.rules import CONTRACT_VALUE, CUATROLA, NUM_CARDS, SOLO
+from cuatrola_env.rules import CONTRACT_VALUE, CUATROLA, NUM_CARDS
 
 from .base import Agent, SeatView
 from .belief import sample_worlds
@@ -82,36 +82,34 @@ class PIMCAgent(Agent):
     def _bid(self, view: SeatView, legal: list[int], worlds: list[list[int]] | None = None) -> int:
         """The bid with the best expected game points, solving each contract in ``worlds``
         (default: ``bid_worlds`` deals from the belief sampler)."""
-        me = view.seat & 1
-        high = max(view.bids)
-        candidates = []
-        for a in legal:
-            b = a - NUM_CARDS
-            if b > max(high, 0):
-                candidates.append((a, b, view.seat))
-            elif b == 0:  # pass: the contract stays as it is (others assumed to pass)
-                candidates.append((a, max(high, 0), view.declarer if high > 0 else -1))
         if worlds is None:
             worlds = sample_worlds(view, self.bid_worlds, self.rng)
-        mano = view.mano
-        best, best_value = legal[0], -np.inf
-        for a, contract, declarer in candidates:
+        points = self.bid_points(view, legal, worlds)
+        wins = (points > 0).mean(1)
+        # double-dummy play flatters a declarer who bids: shade its chance by bid_margin
+        declare = np.array([a - NUM_CARDS > max(max(view.bids), 0) for a in legal])
+        p = wins - self.bid_margin * declare
+        mean = np.abs(points[:, 0]) * (2 * p - 1)
+        return legal[int(np.argmax(mean))]
+
+    @staticmethod
+    def bid_points(view: SeatView, legal: list[int], worlds: list[list[int]]) -> np.ndarray:
+        """(len(legal), len(worlds)) game points for my team (+ won, − lost) when I make each legal
+        bid and the seats after me pass, each world's hand solved double-dummy under the contract."""
+        me = view.seat & 1
+        high = max(view.bids)
+        out = np.zeros((len(legal), len(worlds)))
+        for i, a in enumerate(legal):
+            b = a - NUM_CARDS
+            contract, declarer = (b, view.seat) if b > max(high, 0) else (max(high, 0), view.declarer if high > 0 else -1)
             sitter = (declarer + 2) % 4 if declarer >= 0 else -1
-            leader = (mano + 1) % 4 if mano == sitter else mano
-            value = CONTRACT_VALUE[contract]
-            wins = 0
-            for hands in worlds:
-                pos = Position(list(hands), leader, [], 0, 0, view.trump, sitter, contract, declarer, view.rules)
-                v = pos.solve()
+            leader = (view.mano + 1) % 4 if view.mano == sitter else view.mano
+            for j, hands in enumerate(worlds):
+                v = Position(list(hands), leader, [], 0, 0, view.trump, sitter, contract, declarer, view.rules).solve()
                 if contract >= CUATROLA:
                     made = v >= (4 if contract == CUATROLA else 5)
                     won_team = (declarer & 1) if made else 1 - (declarer & 1)
-                elif contract == SOLO or contract == 0:
-                    won_team = 0 if v > 0 else 1 if v < 0 else 0  # ties: an approximation
-                wins += won_team == me
-            # double-dummy play flatters a declarer who bids: shade its chance by bid_margin
-            p = wins / len(worlds) - (self.bid_margin if declarer == view.seat and contract > 0 else 0.0)
-            mean = value * (2 * p - 1)
-            if mean > best_value + 1e-9:
-                best, best_value = a, mean
-        return best
+                else:
+                    won_team = 0 if v >= 0 else 1  # ties: an approximation (team 0)
+                out[i, j] = CONTRACT_VALUE[contract] * (1 if won_team == me else -1)
+        return out

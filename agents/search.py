@@ -96,13 +96,13 @@ class SearchAgent(Agent):
 
     OPTIONS = {"path": str, "worlds": int, "candidates": int, "infer": float, "floor": float, "play": str, "bid": str,
                "utility": str, "bid_margin": float, "bid_worlds": int, "hand_edge": float,
-               "infer_play": float, "opponent": str, "opponent_prior": float}
+               "infer_play": float, "opponent": str, "opponent_prior": float, "solver_weight": float}
 
     def __init__(self, seed: int | None = None, path: str = "models/cuatrola.onnx", worlds: int = 32,
                  candidates: int = 128, infer: float = 1.0, floor: float = 0.1, play: str = "rollout",
                  bid: str = "rollout", utility: str = "match", bid_margin: float = 0.0, bid_worlds: int | None = None,
                  hand_edge: float = 0.5, infer_play: float | None = None, opponent: str = "",
-                 opponent_prior: float = 0.5, bot=None):
+                 opponent_prior: float = 0.5, solver_weight: float = 0.0, bot=None):
         from cuatrola_env.bot import Bot
 
         super().__init__(seed)
@@ -133,6 +133,9 @@ class SearchAgent(Agent):
         if not 0.0 <= opponent_prior <= 1.0:
             raise ValueError(f"opponent_prior must be in [0, 1], got {opponent_prior}")
         self.opponent_prior = opponent_prior
+        if not 0.0 <= solver_weight <= 1.0:
+            raise ValueError(f"solver_weight must be in [0, 1], got {solver_weight}")
+        self.solver_weight = solver_weight
         self.opponent = None  # a second model of every other seat, besides the network (Bayesian mixture per seat)
         if opponent:
             from .registry import AGENTS
@@ -229,13 +232,24 @@ class SearchAgent(Agent):
             return np.log((1 - self.floor) * same + self.floor / legal)
 
     def _rollouts(self, view: SeatView, legal: list[int], state: engine.State) -> int:
-        points = self.action_values(view, legal, state)
+        values = self._values(view, legal, self.action_values(view, legal, state))
+        if self.solver_weight > 0 and view.phase == 0:  # blend in each bid's double-dummy result in the same worlds
+            from .pimc import PIMCAgent
+
+            worlds = [[int(h) for h in hands] for hands in state.hands]
+            solved = self._values(view, legal, PIMCAgent.bid_points(view, legal, worlds))
+            values = (1 - self.solver_weight) * values + self.solver_weight * solved
+        return legal[int(np.argmax(values.mean(1)))]
+
+    def _values(self, view: SeatView, legal: list[int], points: np.ndarray) -> np.ndarray:
+        """Each result (game points for my team, per action and world) valued by :meth:`_utility`, a bid
+        I would declare shaded by ``bid_margin``."""
         win, lose = self._utility(view, np.abs(points)), self._utility(view, -np.abs(points))
         values = np.where(points > 0, win, lose)
-        if self.bid_margin > 0 and view.phase == 0:  # shade the rollouts' wins of a contract I would declare
-            declare = np.array([a - 20 > max(max(view.bids), 0) for a in legal])[:, None]
+        if self.bid_margin > 0 and view.phase == 0:  # shade the wins of a contract I would declare
+            declare = np.array([a - NUM_CARDS > max(max(view.bids), 0) for a in legal])[:, None]
             values = np.where(declare & (points > 0), (1 - self.bid_margin) * win + self.bid_margin * lose, values)
-        return legal[int(np.argmax(values.mean(1)))]
+        return values
 
     def _utility(self, view: SeatView, points: np.ndarray) -> np.ndarray:
         """What a hand won (points > 0) or lost by ``points`` game points is worth to the acting seat's team."""

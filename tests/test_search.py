@@ -196,9 +196,9 @@ def test_every_search_option_is_reachable_by_spec(onnx_model):
     from agents.base import make_agent
 
     a = make_agent(f"search:path={onnx_model},utility=points,bid_margin=0.1,bid=solver,play=policy,infer=0.5,bid_worlds=9,"
-                   "hand_edge=0.6,infer_play=0.25,opponent=heuristic,opponent_prior=0.3", seed=1)
-    assert (a.utility, a.bid_margin, a.bid, a.play, a.infer, a.bid_worlds, a.hand_edge, a.infer_play, a.opponent_prior) == (
-        "points", 0.1, "solver", "policy", 0.5, 9, 0.6, 0.25, 0.3)
+                   "hand_edge=0.6,infer_play=0.25,opponent=heuristic,opponent_prior=0.3,solver_weight=0.4", seed=1)
+    assert (a.utility, a.bid_margin, a.bid, a.play, a.infer, a.bid_worlds, a.hand_edge, a.infer_play, a.opponent_prior,
+            a.solver_weight) == ("points", 0.1, "solver", "policy", 0.5, 9, 0.6, 0.25, 0.3, 0.4)
     assert type(a.opponent).__name__ == "HeuristicAgent"
     assert make_agent(f"search:path={onnx_model},infer=0.5").infer_play == 0.5  # card plays weigh as bids by default
     with pytest.raises(ValueError, match="bid_margin"):
@@ -240,3 +240,29 @@ def test_master_level_searches_with_its_documented_settings(onnx_model):
 
     s = Bot.load(onnx_model, level="master").searcher
     assert (s.worlds, s.candidates, s.play) == (MASTER_SEARCH["worlds"], MASTER_SEARCH["candidates"], "pimc")
+
+
+def test_solver_weight_blends_each_bids_double_dummy_result_into_the_rollouts(onnx_model):
+    """``solver_weight=1`` bids as PIMC does over the same drawn worlds (each contract solved
+    double-dummy, the seats after pass); 0 is the rollouts alone; in between mixes the two values."""
+    from agents.pimc import PIMCAgent
+
+    checked = differ = 0
+    for seed in range(12):
+        game = Game(seed=seed)
+        for _ in range(seed % 4):  # every bidding seat, after passes
+            game.step(20)
+        view = seat_view(game)
+        legal = view.legal_actions
+        agent = _agent(onnx_model, worlds=12, utility="points", solver_weight=1.0, seed=seed)
+        state = agent._worlds(view)
+        worlds = [[int(h) for h in hands] for hands in state.hands]
+        assert agent._rollouts(view, legal, state) == PIMCAgent(worlds=1)._bid(view, legal, worlds)
+        agent.solver_weight = 0.0
+        rollout = agent._rollouts(view, legal, state)
+        assert rollout == legal[int(np.argmax(agent.action_values(view, legal, state).mean(1)))]
+        differ += rollout != PIMCAgent(worlds=1)._bid(view, legal, worlds)
+        checked += 1
+    assert checked == 12 and differ >= 1  # the two valuations are not the same thing
+    with pytest.raises(ValueError, match="solver_weight"):
+        _agent(onnx_model, solver_weight=1.5)

@@ -51,6 +51,12 @@ class PIMCAgent(Agent):
     def _play(self, view: SeatView, legal: list[int], worlds: list[list[int]] | None = None) -> int:
         """The card with the best average outcome over ``worlds`` (default: ``worlds`` deals
         from the belief sampler)."""
+        values = self.play_values(view, legal, worlds)
+        return max(legal, key=lambda c: (values[c], -c))
+
+    def play_values(self, view: SeatView, legal: list[int], worlds: list[list[int]] | None = None) -> dict[int, float]:
+        """Each legal card's summed outcome for my team over ``worlds`` (default: ``worlds`` deals
+        from the belief sampler; fewer if the time budget runs out), each world solved exactly."""
         deadline = time.perf_counter() + self.seconds if self.seconds > 0 else None
         me = view.seat & 1
         by_tricks = view.contract >= CUATROLA
@@ -62,7 +68,7 @@ class PIMCAgent(Agent):
                 totals[c] += self._utility(view, v, me, by_tricks)
             if deadline and time.perf_counter() > deadline:
                 break
-        return max(legal, key=lambda c: (totals[c], -c))
+        return totals
 
     @staticmethod
     def _utility(view: SeatView, v: int, me: int, by_tricks: bool) -> float:

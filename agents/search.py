@@ -34,7 +34,11 @@ it needs a surer contract before it raises the stakes), ``opponent`` (default no
 name, e.g. ``heuristic``, taken as a second model of every other seat: each seat's actions this hand are
 weighed as ``opponent_prior * P(as that agent) + (1 - opponent_prior) * P(as the network)``, a Bayesian
 mixture over two kinds of player; it knows the agent's code, so against that very agent it is opponent
-modelling, not general strength), ``opponent_prior`` (default 0.5). Uses numpy
+modelling, not general strength), ``opponent_prior`` (default 0.5), ``solver_weight`` (default 0: with
+``bid=rollout``, the share of each bid's value taken from its double-dummy result in the same drawn worlds,
+the seats after passing, as PIMC bids), ``prior`` (default 0: with ``play=pimc``, the weight of the
+network's probability of each card, added to the card's mean solved outcome, a value in [0, 1]; small
+weights break the solver's ties and near-ties the network's way). Uses numpy
 and onnxruntime only (plus numba with ``play=pimc``).
 """
 
@@ -96,13 +100,15 @@ class SearchAgent(Agent):
 
     OPTIONS = {"path": str, "worlds": int, "candidates": int, "infer": float, "floor": float, "play": str, "bid": str,
                "utility": str, "bid_margin": float, "bid_worlds": int, "hand_edge": float,
-               "infer_play": float, "opponent": str, "opponent_prior": float, "solver_weight": float}
+               "infer_play": float, "opponent": str, "opponent_prior": float, "solver_weight": float,
+               "prior": float}
 
     def __init__(self, seed: int | None = None, path: str = "models/cuatrola.onnx", worlds: int = 32,
                  candidates: int = 128, infer: float = 1.0, floor: float = 0.1, play: str = "rollout",
                  bid: str = "rollout", utility: str = "match", bid_margin: float = 0.0, bid_worlds: int | None = None,
                  hand_edge: float = 0.5, infer_play: float | None = None, opponent: str = "",
-                 opponent_prior: float = 0.5, solver_weight: float = 0.0, bot=None):
+                 opponent_prior: float = 0.5, solver_weight: float = 0.0, prior: float = 0.0,
+                 bot=None):
         from cuatrola_env.bot import Bot
 
         super().__init__(seed)
@@ -136,6 +142,9 @@ class SearchAgent(Agent):
         if not 0.0 <= solver_weight <= 1.0:
             raise ValueError(f"solver_weight must be in [0, 1], got {solver_weight}")
         self.solver_weight = solver_weight
+        if prior < 0:
+            raise ValueError(f"prior must be at least 0, got {prior}")
+        self.prior = prior
         self.opponent = None  # a second model of every other seat, besides the network (Bayesian mixture per seat)
         if opponent:
             from .registry import AGENTS
@@ -168,7 +177,14 @@ class SearchAgent(Agent):
             from .pimc import PIMCAgent
 
             pimc, worlds = PIMCAgent(worlds=1), [[int(h) for h in hands] for hands in state.hands]
-            return pimc._play(view, legal, worlds) if mode == "pimc" else pimc._bid(view, legal, worlds)
+            if mode == "solver":
+                return pimc._bid(view, legal, worlds)
+            if self.prior == 0:
+                return pimc._play(view, legal, worlds)
+            values = pimc.play_values(view, legal, worlds)  # mean solved outcome + prior x the network's probability
+            logits = self._logits(view.observation[None], view.legal_mask[None])[0]
+            policy = np.exp(_policy_logp(logits[None], view.legal_mask[None], 0.0)[0])
+            return max(legal, key=lambda c: (values[c] / len(worlds) + self.prior * policy[c], -c))
         return self._rollouts(view, legal, state)
 
     def _worlds(self, view: SeatView) -> engine.State:

@@ -196,9 +196,9 @@ def test_every_search_option_is_reachable_by_spec(onnx_model):
     from agents.base import make_agent
 
     a = make_agent(f"search:path={onnx_model},utility=points,bid_margin=0.1,bid=solver,play=policy,infer=0.5,bid_worlds=9,"
-                   "hand_edge=0.6,infer_play=0.25,opponent=heuristic,opponent_prior=0.3,solver_weight=0.4", seed=1)
+                   "hand_edge=0.6,infer_play=0.25,opponent=heuristic,opponent_prior=0.3,solver_weight=0.4,prior=0.2", seed=1)
     assert (a.utility, a.bid_margin, a.bid, a.play, a.infer, a.bid_worlds, a.hand_edge, a.infer_play, a.opponent_prior,
-            a.solver_weight) == ("points", 0.1, "solver", "policy", 0.5, 9, 0.6, 0.25, 0.3, 0.4)
+            a.solver_weight, a.prior) == ("points", 0.1, "solver", "policy", 0.5, 9, 0.6, 0.25, 0.3, 0.4, 0.2)
     assert type(a.opponent).__name__ == "HeuristicAgent"
     assert make_agent(f"search:path={onnx_model},infer=0.5").infer_play == 0.5  # card plays weigh as bids by default
     with pytest.raises(ValueError, match="bid_margin"):
@@ -266,3 +266,28 @@ def test_solver_weight_blends_each_bids_double_dummy_result_into_the_rollouts(on
     assert checked == 12 and differ >= 1  # the two valuations are not the same thing
     with pytest.raises(ValueError, match="solver_weight"):
         _agent(onnx_model, solver_weight=1.5)
+
+
+def test_prior_adds_the_networks_probability_of_each_card_to_its_solved_value(onnx_model):
+    """``play=pimc,prior=w`` plays the card maximising (mean solved outcome + w x the network's
+    probability): 0 is PIMC's card over the drawn worlds; a huge weight is the network's own choice."""
+    from agents.pimc import PIMCAgent
+
+    checked = 0
+    for seed in range(40):
+        game = random_position(seed, 4, 14)
+        if game.over or game.single.phase == 0 or len(game.legal_actions()) == 1:
+            continue
+        view = seat_view(game)
+        agent = _agent(onnx_model, play="pimc", seed=seed)
+        state = agent._worlds(view)
+        agent._worlds = lambda v, s=state: s  # the same drawn worlds for every weight
+        worlds = [[int(h) for h in hands] for hands in state.hands]
+        assert agent.act(view) == PIMCAgent(worlds=1)._play(view, view.legal_actions, worlds)
+        agent.prior = 1e6
+        logits = agent._logits(view.observation[None], view.legal_mask[None])[0]
+        assert agent.act(view) == int(np.where(view.legal_mask, logits, -np.inf).argmax())
+        checked += 1
+    assert checked >= 10
+    with pytest.raises(ValueError, match="prior"):
+        _agent(onnx_model, prior=-1)

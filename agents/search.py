@@ -26,7 +26,8 @@ inferred deals; or ``policy``), ``utility`` (``match`` default: a rollout's resu
 by the chance of winning the match from the score it leads to, :func:`match_win_table`, so
 the agent risks more when behind and less when ahead; ``points``: by game points),
 ``bid_margin`` (default 0: counts that share of the rollouts' wins of a contract the agent
-would declare as losses, against rollouts' optimism about a declarer), ``bid_worlds`` (worlds
+would declare as losses, against rollouts' optimism about a declarer; below 0, that share of its
+losses as wins, a bolder bidder), ``bid_worlds`` (worlds
 drawn for a bid, default ``worlds``; with inference, from ``max(candidates, bid_worlds)``), ``hand_edge``
 (default 0.5: with ``utility=match``, the chance the agent's team wins a hand, which the match
 table assumes; above 0.5 a team that expects to be the stronger plays a longer, safer match:
@@ -126,8 +127,8 @@ class SearchAgent(Agent):
         self.bot = bot if bot is not None else Bot.load(path)
         self.worlds, self.bid_worlds, self.candidates, self.infer, self.floor = worlds, bid_worlds, candidates, infer, floor
         self.play, self.bid, self.utility = play, bid, utility
-        if not 0.0 <= bid_margin < 1.0:
-            raise ValueError(f"bid_margin must be in [0, 1), got {bid_margin}")
+        if not -1.0 < bid_margin < 1.0:
+            raise ValueError(f"bid_margin must be in (-1, 1), got {bid_margin}")
         self.bid_margin = bid_margin
         if not 0.0 < hand_edge < 1.0:
             raise ValueError(f"hand_edge must be in (0, 1), got {hand_edge}")
@@ -262,9 +263,11 @@ class SearchAgent(Agent):
         I would declare shaded by ``bid_margin``."""
         win, lose = self._utility(view, np.abs(points)), self._utility(view, -np.abs(points))
         values = np.where(points > 0, win, lose)
-        if self.bid_margin > 0 and view.phase == 0:  # shade the wins of a contract I would declare
+        if self.bid_margin != 0 and view.phase == 0:  # shade the wins (or, below 0, lift the losses) of my declaring
             declare = np.array([a - NUM_CARDS > max(max(view.bids), 0) for a in legal])[:, None]
-            values = np.where(declare & (points > 0), (1 - self.bid_margin) * win + self.bid_margin * lose, values)
+            m = abs(self.bid_margin)
+            moved = declare & ((points > 0) if self.bid_margin > 0 else (points < 0))
+            values = np.where(moved, (1 - m) * values + m * np.where(points > 0, lose, win), values)
         return values
 
     def _utility(self, view: SeatView, points: np.ndarray) -> np.ndarray:

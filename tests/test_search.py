@@ -291,3 +291,20 @@ def test_prior_adds_the_networks_probability_of_each_card_to_its_solved_value(on
     assert checked >= 10
     with pytest.raises(ValueError, match="prior"):
         _agent(onnx_model, prior=-1)
+
+
+def test_bid_margin_shades_wins_or_lifts_losses_of_the_agents_own_declarations_only(onnx_model):
+    """``bid_margin=m`` > 0 counts a share m of a declaration's won worlds as lost; m < 0 counts a
+    share |m| of its lost worlds as won; passing is never moved, nor is anything in card play."""
+    view = seat_view(Game(seed=0))  # la mano's bid: pass, solo, cuatrola, quintola
+    legal = view.legal_actions
+    assert legal == [20, 21, 22, 23]
+    points = np.array([[1, -1], [2, -2], [4, -4], [5, -5]], dtype=float)
+    agent = _agent(onnx_model, utility="points", bid_margin=0.25)
+    np.testing.assert_allclose(agent._values(view, legal, points), [[1, -1], [1, -2], [2, -4], [2.5, -5]])
+    agent.bid_margin = -0.25
+    np.testing.assert_allclose(agent._values(view, legal, points), [[1, -1], [2, -1], [4, -2], [5, -2.5]])
+    agent.bid_margin = 0.0
+    np.testing.assert_allclose(agent._values(view, legal, points), points)
+    with pytest.raises(ValueError, match="bid_margin"):
+        _agent(onnx_model, bid_margin=-1.0)

@@ -39,7 +39,9 @@ modelling, not general strength), ``opponent_prior`` (default 0.5), ``solver_wei
 ``bid=rollout``, the share of each bid's value taken from its double-dummy result in the same drawn worlds,
 the seats after passing, as PIMC bids), ``prior`` (default 0: with ``play=pimc``, the weight of the
 network's probability of each card, added to the card's mean solved outcome, a value in [0, 1]; small
-weights break the solver's ties and near-ties the network's way). Uses numpy
+weights break the solver's ties and near-ties the network's way), ``exploit`` (default 0; 1, with
+``opponent``: the other team's seats in the rollouts are played by that agent instead of the
+network, so bids are valued against the opponent's own play; exploitation, not general strength). Uses numpy
 and onnxruntime only (plus numba with ``play=pimc``).
 """
 
@@ -102,14 +104,14 @@ class SearchAgent(Agent):
     OPTIONS = {"path": str, "worlds": int, "candidates": int, "infer": float, "floor": float, "play": str, "bid": str,
                "utility": str, "bid_margin": float, "bid_worlds": int, "hand_edge": float,
                "infer_play": float, "opponent": str, "opponent_prior": float, "solver_weight": float,
-               "prior": float}
+               "prior": float, "exploit": int}
 
     def __init__(self, seed: int | None = None, path: str = "models/cuatrola.onnx", worlds: int = 32,
                  candidates: int = 128, infer: float = 1.0, floor: float = 0.1, play: str = "rollout",
                  bid: str = "rollout", utility: str = "match", bid_margin: float = 0.0, bid_worlds: int | None = None,
                  hand_edge: float = 0.5, infer_play: float | None = None, opponent: str = "",
                  opponent_prior: float = 0.5, solver_weight: float = 0.0, prior: float = 0.0,
-                 bot=None):
+                 exploit: int = 0, bot=None):
         from cuatrola_env.bot import Bot
 
         super().__init__(seed)
@@ -153,6 +155,9 @@ class SearchAgent(Agent):
             if not getattr(AGENTS.get(opponent), "deterministic", False):
                 raise ValueError(f"opponent must be a deterministic rule-based agent such as 'heuristic', got {opponent!r}")
             self.opponent = AGENTS[opponent](seed=0)
+        if exploit not in (0, 1) or (exploit and self.opponent is None):
+            raise ValueError(f"exploit must be 0 or 1, and 1 needs an opponent model (opponent=...), got {exploit}")
+        self.exploit = bool(exploit)  # the other team's seats in the rollouts play as the opponent model
 
     # ------------------------------------------------------------------ network
     def _logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -300,6 +305,11 @@ class SearchAgent(Agent):
             if done.all():
                 break
             a = np.where(done, 20, self._greedy(s, rules)).astype(np.int8)  # 20 leaves a finished game as it is
+            if self.exploit:
+                theirs = np.flatnonzero(~done & ((s.current & 1) != team))
+                if theirs.size:
+                    env = types.SimpleNamespace(state=s, legal_bits=engine.legal_action_mask(s, rules), rules=rules)
+                    a[theirs] = [self.opponent.act(v) for v in batch_views(env, theirs)]
             ended = engine.step(s, a, rules)
             ended = ended[~done[ended]]
         return value.reshape(len(legal), k)

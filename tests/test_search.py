@@ -49,17 +49,20 @@ def test_search_decision_does_not_depend_on_hidden_cards(onnx_model):
     assert checked >= 10 and redealt >= 5
 
 
-def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model):
+@pytest.mark.parametrize("exploit", [0, 1])
+def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model, exploit):
     """With the true deal as the only world, the value of each action is what the network gets
-    playing the rest of the hand through Game (the reference), for the acting seat's team."""
+    playing the rest of the hand through Game (the reference), for the acting seat's team; with
+    ``exploit=1`` the other team's seats play as the heuristic instead."""
+    from agents.heuristic import HeuristicAgent
     from agents.search import SearchAgent
     from cuatrola_env import engine
     from cuatrola_env.bitboards import from_cards
     from cuatrola_env.bot import Bot
 
-    bot = Bot.load(onnx_model)
-    greedy = lambda g: int(np.where(g.legal_mask(), bot.logits(g.observe()[None], g.legal_mask()[None])[0], -np.inf).argmax())
-    agent = SearchAgent(seed=0, path=onnx_model, worlds=1)
+    bot, heuristic = Bot.load(onnx_model), HeuristicAgent(seed=0)
+    net = lambda g: int(np.where(g.legal_mask(), bot.logits(g.observe()[None], g.legal_mask()[None])[0], -np.inf).argmax())
+    agent = SearchAgent(seed=0, path=onnx_model, worlds=1, opponent="heuristic" if exploit else "", exploit=exploit)
     checked = 0
     for seed in range(16):
         game = random_position(seed, 0, 12)  # random bids and plays up to some decision
@@ -81,7 +84,8 @@ def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model):
                 ref.step(b)
             rewards, done = ref.step(a)
             while not done:
-                rewards, done = ref.step(greedy(ref))
+                theirs = exploit and (ref.single.current & 1) != (view.seat & 1)
+                rewards, done = ref.step(heuristic.act(seat_view(ref)) if theirs else net(ref))
             assert v == rewards[view.seat], (seed, a)
         checked += 1
     assert checked >= 10
@@ -266,6 +270,8 @@ def test_solver_weight_blends_each_bids_double_dummy_result_into_the_rollouts(on
     assert checked == 12 and differ >= 1  # the two valuations are not the same thing
     with pytest.raises(ValueError, match="solver_weight"):
         _agent(onnx_model, solver_weight=1.5)
+    with pytest.raises(ValueError, match="exploit"):
+        _agent(onnx_model, exploit=1)  # no opponent model to exploit
 
 
 def test_prior_adds_the_networks_probability_of_each_card_to_its_solved_value(onnx_model):

@@ -38,8 +38,8 @@ mixture over two kinds of player; it knows the agent's code, so against that ver
 modelling, not general strength), ``opponent_prior`` (default 0.5), ``solver_weight`` (default 0: with
 ``bid=rollout``, the share of each bid's value taken from its double-dummy result in the same drawn worlds,
 the seats after passing, as PIMC bids), ``prior`` (default 0: with ``play=pimc``, the weight of the
-network's probability of each card, added to the card's mean solved outcome, a value in [0, 1]; small
-weights break the solver's ties and near-ties the network's way), ``exploit`` (default 0; 1, with
+network's probability of each card, added to the card's mean solved outcome (a chance, in [0, 1]);
+small weights break the solver's ties and near-ties the network's way), ``exploit`` (default 0; 1, with
 ``opponent``: the other team's seats in the rollouts are played by that agent instead of the
 network, so bids are valued against the opponent's own play; exploitation, not general strength). Uses numpy
 and onnxruntime only (plus numba with ``play=pimc``).

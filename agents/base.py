@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from cuatrola_env.game import Game
-from cuatrola_env.rules import NUM_ACTIONS, Rules
+from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,6 +59,15 @@ class SeatView:
     @property
     def mano(self) -> int:
         return (self.dealer + 1) % 4
+
+    @property
+    def high_bid(self) -> int:
+        """The highest bid so far (0 when none: all passed or nobody has spoken)."""
+        return max(max(self.bids), 0)
+
+    def declares(self, action: int) -> bool:
+        """Whether ``action`` is a bid above the highest so far: this seat would become the declarer."""
+        return action - NUM_CARDS > self.high_bid
 
     @property
     def legal_actions(self) -> list[int]:

@@ -93,7 +93,7 @@ class PIMCAgent(Agent):
         points = self.bid_points(view, legal, worlds)
         wins = (points > 0).mean(1)
         # double-dummy play flatters a declarer who bids: shade its chance by bid_margin
-        declare = np.array([a - NUM_CARDS > max(max(view.bids), 0) for a in legal])
+        declare = np.array([view.declares(a) for a in legal])
         p = wins - self.bid_margin * declare
         mean = np.abs(points[:, 0]) * (2 * p - 1)
         return legal[int(np.argmax(mean))]
@@ -102,12 +102,10 @@ class PIMCAgent(Agent):
     def bid_points(view: SeatView, legal: list[int], worlds: list[list[int]]) -> np.ndarray:
         """(len(legal), len(worlds)) game points for my team (+ won, − lost) when I make each legal
         bid and the seats after me pass, each world's hand solved double-dummy under the contract."""
-        me = view.seat & 1
-        high = max(view.bids)
+        me, high = view.seat & 1, view.high_bid
         out = np.zeros((len(legal), len(worlds)))
         for i, a in enumerate(legal):
-            b = a - NUM_CARDS
-            contract, declarer = (b, view.seat) if b > max(high, 0) else (max(high, 0), view.declarer if high > 0 else -1)
+            contract, declarer = (a - NUM_CARDS, view.seat) if view.declares(a) else (high, view.declarer if high else -1)
             sitter = (declarer + 2) % 4 if declarer >= 0 else -1
             leader = (view.mano + 1) % 4 if view.mano == sitter else view.mano
             for j, hands in enumerate(worlds):

@@ -66,6 +66,11 @@ def _take(s: engine.State, idx: np.ndarray) -> engine.State:
     return engine.State(**{f.name: getattr(s, f.name)[idx] for f in dataclasses.fields(s)})
 
 
+def _deals(s: engine.State) -> list[list[int]]:
+    """Each game's four hands as plain ints (the solver's input)."""
+    return [[int(h) for h in hands] for hands in s.hands]
+
+
 #: How often a hand is worth 1, 2, 4 or 5 game points (pass, solo, cuatrola, quintola); measured in
 #: docs/results/pimc32_vs_heuristic.json (2,000 deals): used only to value a hand's result by the match.
 HAND_VALUES = {1: 0.72, 2: 0.22, 4: 0.055, 5: 0.005}
@@ -163,8 +168,8 @@ class SearchAgent(Agent):
     def _logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return self.bot.logits(obs, mask)
 
-    def _greedy(self, s: engine.State, rules) -> np.ndarray:
-        mask = engine.legal_action_mask(s, rules)
+    def _greedy(self, s: engine.State, rules, mask: np.ndarray) -> np.ndarray:
+        """The network's greedy action in every game of ``s`` (``mask``: its legal-action bits)."""
         bools = bb.to_bools(mask, NUM_ACTIONS)
         logits = self._logits(observe(s, rules), bools)
         return np.where(bools, logits, -np.inf).argmax(1)
@@ -182,7 +187,7 @@ class SearchAgent(Agent):
         if mode in ("pimc", "solver"):  # PIMC's card play or bidding, over the inferred deals
             from .pimc import PIMCAgent
 
-            pimc, worlds = PIMCAgent(worlds=1), [[int(h) for h in hands] for hands in state.hands]
+            pimc, worlds = PIMCAgent(worlds=1), _deals(state)
             if mode == "solver":
                 return pimc._bid(view, legal, worlds)
             if self.prior == 0:
@@ -258,8 +263,7 @@ class SearchAgent(Agent):
         if self.solver_weight > 0 and view.phase == 0:  # blend in each bid's double-dummy result in the same worlds
             from .pimc import PIMCAgent
 
-            worlds = [[int(h) for h in hands] for hands in state.hands]
-            solved = self._values(view, legal, PIMCAgent.bid_points(view, legal, worlds))
+            solved = self._values(view, legal, PIMCAgent.bid_points(view, legal, _deals(state)))
             values = (1 - self.solver_weight) * values + self.solver_weight * solved
         return legal[int(np.argmax(values.mean(1)))]
 
@@ -269,7 +273,7 @@ class SearchAgent(Agent):
         win, lose = self._utility(view, np.abs(points)), self._utility(view, -np.abs(points))
         values = np.where(points > 0, win, lose)
         if self.bid_margin != 0 and view.phase == 0:  # shade the wins (or, below 0, lift the losses) of my declaring
-            declare = np.array([a - NUM_CARDS > max(max(view.bids), 0) for a in legal])[:, None]
+            declare = np.array([view.declares(a) for a in legal])[:, None]
             m = abs(self.bid_margin)
             moved = declare & ((points > 0) if self.bid_margin > 0 else (points < 0))
             values = np.where(moved, (1 - m) * values + m * np.where(points > 0, lose, win), values)
@@ -304,11 +308,12 @@ class SearchAgent(Agent):
                 s.phase[ended] = engine.DONE
             if done.all():
                 break
-            a = np.where(done, 20, self._greedy(s, rules)).astype(np.int8)  # 20 leaves a finished game as it is
+            bits = engine.legal_action_mask(s, rules)
+            a = np.where(done, 20, self._greedy(s, rules, bits)).astype(np.int8)  # 20 leaves a finished game as it is
             if self.exploit:
                 theirs = np.flatnonzero(~done & ((s.current & 1) != team))
                 if theirs.size:
-                    env = types.SimpleNamespace(state=s, legal_bits=engine.legal_action_mask(s, rules), rules=rules)
+                    env = types.SimpleNamespace(state=s, legal_bits=bits, rules=rules)
                     a[theirs] = [self.opponent.act(v) for v in batch_views(env, theirs)]
             ended = engine.step(s, a, rules)
             ended = ended[~done[ended]]

@@ -2,19 +2,24 @@
 
     python benchmarks/oracle_bound.py --bids oracle --play oracle --deals 2000 --matches 200 --seed 11
     python benchmarks/oracle_bound.py --bids oracle --play pimc --deals 500 --matches 50 --seed 11
+    python benchmarks/oracle_bound.py --bids partner --play partner --deals 0 --matches 100 --seed 11
 
 The oracle is PIMC whose only "world" is the true deal: it bids what the double-dummy solver says
 each contract is worth on the real cards and plays the solver's best card. It is not a player
 (it reads the hidden hands, which no observation, agent or bot in this project ever may); it is
 a ceiling. Against the heuristic it bounds what any fair player could reach, and mixing it with
 fair PIMC (``--bids oracle --play pimc`` and the reverse) shows whether the edge lies in knowing
-the cards at the bid or during the play. Evaluation is ``evaluate.py``'s duplicate design; the
+the cards at the bid or during the play. ``partner`` is a smaller cheat: PIMC whose worlds all hold
+the partner's true hand, with only the two opponents' cards sampled (every split of them that fits
+what the seat has seen, drawn uniformly): what a team would know if each seat could see its partner's
+cards, the most any convention between partners could ever tell. Evaluation is ``evaluate.py``'s duplicate design; the
 result is written as its JSON (``--json``).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -23,6 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import evaluate  # noqa: E402
+from agents.belief import constraints  # noqa: E402
 from agents.pimc import PIMCAgent  # noqa: E402
 from cuatrola_env.rules import get_rules  # noqa: E402
 
@@ -36,26 +42,57 @@ def _cheating_seat_view(game, seat=None, _fair=evaluate.seat_view):
     return view
 
 
-class Oracle(PIMCAgent):
-    """PIMC over the one true deal for the phases named in ``cheat`` ("bids", "play"); fair PIMC otherwise."""
+def partner_worlds(view, truth: list[int], n: int, rng) -> list[list[int]]:
+    """``n`` deals in which the partner holds its true hand and the two opponents' unplayed cards
+    are split between them at random, uniformly over the splits consistent with what ``view`` saw."""
+    me, mate = view.seat, view.seat ^ 2
+    left, right = (me + 1) % 4, (me + 3) % 4
+    need, forbidden, _ = constraints(view)
+    fixed = [0, 0, 0, 0]  # the muestra stays with an opponent dealer until played
+    if view.muestra_held and view.dealer in (left, right):
+        fixed[view.dealer] = 1 << view.muestra
+    pool = (truth[left] | truth[right]) & ~(fixed[left] | fixed[right])
+    cards = [c for c in range(20) if pool >> c & 1]
+    splits = []
+    for pick in itertools.combinations(cards, need[left]):
+        a = sum(1 << c for c in pick)
+        b = pool & ~a
+        if not (a & forbidden[left] or b & forbidden[right]):
+            hands = [0, 0, 0, 0]
+            hands[me], hands[mate], hands[left], hands[right] = view.hand, truth[mate], a | fixed[left], b | fixed[right]
+            splits.append(hands)
+    if not splits:
+        raise RuntimeError(f"the true deal does not fit seat {me}'s constraints (a bug)")
+    return [splits[i] for i in rng.integers(len(splits), size=n)]
 
-    def __init__(self, seed=None, worlds: int = 32, cheat: tuple[str, ...] = ("bids", "play")):
+
+class Oracle(PIMCAgent):
+    """PIMC over the one true deal for the phases in ``cheat`` ("bids", "play" -> "oracle"), over deals holding
+    the partner's true hand for those mapped to "partner", fair PIMC otherwise."""
+
+    def __init__(self, seed=None, worlds: int = 32, cheat: dict[str, str] | None = None):
         super().__init__(seed, worlds=worlds)
-        self.cheat = cheat
+        self.cheat = {"bids": "oracle", "play": "oracle"} if cheat is None else cheat
 
     def act(self, view):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
         bidding = view.phase == 0
-        truth = [list(_TRUE_HANDS[id(view)])] if ("bids" if bidding else "play") in self.cheat else None
-        return self._bid(view, legal, worlds=truth) if bidding else self._play(view, legal, worlds=truth)
+        how = self.cheat.get("bids" if bidding else "play", "pimc")
+        truth = _TRUE_HANDS[id(view)]
+        worlds = {"oracle": [list(truth)], "partner": None, "pimc": None}[how]
+        if how == "partner":
+            worlds = partner_worlds(view, truth, self.bid_worlds if bidding else self.worlds, self.rng)
+        return self._bid(view, legal, worlds=worlds) if bidding else self._play(view, legal, worlds=worlds)
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--bids", choices=("oracle", "pimc"), default="oracle", help="bid on the true deal, or fair PIMC")
-    p.add_argument("--play", choices=("oracle", "pimc"), default="oracle", help="play on the true deal, or fair PIMC")
+    p.add_argument("--bids", choices=("oracle", "partner", "pimc"), default="oracle",
+                   help="bid on the true deal, on deals holding the partner's true hand, or as fair PIMC")
+    p.add_argument("--play", choices=("oracle", "partner", "pimc"), default="oracle",
+                   help="play on the true deal, on deals holding the partner's true hand, or as fair PIMC")
     p.add_argument("--worlds", type=int, default=32, help="worlds of the fair PIMC half")
     p.add_argument("--opponent", default="heuristic", help="the fair side (an evaluate.py spec)")
     p.add_argument("--deals", type=int, default=2000)
@@ -63,7 +100,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=11)
     p.add_argument("--json", type=Path, help="write the pairing here")
     a = p.parse_args(argv)
-    cheat = tuple(phase for phase, how in (("bids", a.bids), ("play", a.play)) if how == "oracle")
+    cheat = {"bids": a.bids, "play": a.play}
     evaluate.seat_view = _cheating_seat_view  # the fair side's views are the same; only Oracle reads the table
     name = f"oracle(bids={a.bids},play={a.play})"
     me = evaluate.Side(name, (Oracle(a.seed, a.worlds, cheat), Oracle(a.seed + 1, a.worlds, cheat)))
@@ -71,9 +108,12 @@ def main(argv=None) -> int:
     t = time.perf_counter()
     r = evaluate.evaluate_pair(me, them, get_rules("online"), evaluate.make_deals(a.deals, a.seed), a.matches, a.seed)
     gp, cp, mw = r["game_points_per_hand"], r["card_points_per_hand"], r["match_win_rate"]
-    print(f"{name} vs {a.opponent}: {gp['mean']:+.3f} [{gp['ci95'][0]:+.3f}, {gp['ci95'][1]:+.3f}] game points/hand, "
-          f"{cp['mean']:+.1f} card points, matches won {mw['mean']:.1%} [{mw['ci95'][0]:.1%}, {mw['ci95'][1]:.1%}] "
-          f"of {2 * a.matches}; {time.perf_counter() - t:.0f} s")
+    hands, matches = "no deals", "no matches"
+    if gp:
+        hands = f"{gp['mean']:+.3f} [{gp['ci95'][0]:+.3f}, {gp['ci95'][1]:+.3f}] game points/hand, {cp['mean']:+.1f} card points"
+    if mw:
+        matches = f"matches won {mw['mean']:.1%} [{mw['ci95'][0]:.1%}, {mw['ci95'][1]:.1%}] of {2 * a.matches}"
+    print(f"{name} vs {a.opponent}: {hands}, {matches}; {time.perf_counter() - t:.0f} s")
     for c, b in r["bids"]["a"].items():
         print(f"  {c}: {b['declared_per_hand']:.3f} per hand, made {b['success_rate'] or 0:.0%}")
     if a.json:

@@ -151,3 +151,27 @@ def test_batch_views_match_single_game_views():
             actions[i] = int(rng.choice(ref.legal_actions))
             games[i].step(int(actions[i]))
         env.step(actions)
+
+
+def test_partner_sighted_worlds_hold_the_partners_true_hand():
+    """benchmarks/oracle_bound.py --bids/--play partner: every world gives the partner its true
+    unplayed hand, keeps the opponents' cards between the opponents, fits what the seat saw
+    (voids, the muestra with the dealer), and the opponents' split varies when it can."""
+    from helpers import load_benchmark
+
+    partner_worlds = load_benchmark("oracle_bound").partner_worlds
+    rng = np.random.default_rng(3)
+    varied = 0
+    for seed in range(30):
+        g = Game(seed=seed, rules="traditional" if seed % 2 else "online")
+        while not g.over:
+            v, truth = seat_view(g), [int(h) for h in g.single.hands]
+            me, mate = v.seat, v.seat ^ 2
+            worlds = partner_worlds(v, truth, 8, rng)
+            for w in worlds:
+                assert w[me] == truth[me] and w[mate] == truth[mate], "my hand and my partner's are the truth"
+                assert w[me ^ 1] | w[me ^ 3] == truth[me ^ 1] | truth[me ^ 3], "opponents' cards stay with them"
+                assert consistent(v, w), f"seed {seed}: a world does not fit what seat {me} saw"
+            varied += len({tuple(w) for w in worlds}) > 1
+            g.step(int(rng.choice(g.legal_actions())))
+    assert varied > 30

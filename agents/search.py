@@ -20,6 +20,8 @@ a few milliseconds more per decision and plays better (measured in the README):
 Options: ``path`` (ONNX model with its card, default ``models/cuatrola.onnx``), ``worlds``
 (default 32), ``candidates`` (default 128), ``infer`` (default 1.0; 0 = uniform worlds),
 ``infer_play`` (the weight of the card plays' evidence, default ``infer``; the bids' is ``infer``),
+``infer_partner`` (default 1: a factor on the weight of the partner's bids and plays, which master's
+partner makes by search, not as the network; 0 ignores them),
 ``floor`` (default 0.1), ``play`` (``rollout`` default, ``pimc`` or ``policy``), ``bid``
 (``rollout`` default; ``solver``: PIMC's bidding, each contract solved double-dummy, over the
 inferred deals; or ``policy``), ``utility`` (``match`` default: a rollout's result is valued
@@ -109,14 +111,14 @@ class SearchAgent(Agent):
     OPTIONS = {"path": str, "worlds": int, "candidates": int, "infer": float, "floor": float, "play": str, "bid": str,
                "utility": str, "bid_margin": float, "bid_worlds": int, "hand_edge": float,
                "infer_play": float, "opponent": str, "opponent_prior": float, "solver_weight": float,
-               "prior": float, "exploit": int}
+               "prior": float, "exploit": int, "infer_partner": float}
 
     def __init__(self, seed: int | None = None, path: str = "models/cuatrola.onnx", worlds: int = 32,
                  candidates: int = 128, infer: float = 1.0, floor: float = 0.1, play: str = "rollout",
                  bid: str = "rollout", utility: str = "match", bid_margin: float = 0.0, bid_worlds: int | None = None,
                  hand_edge: float = 0.5, infer_play: float | None = None, opponent: str = "",
                  opponent_prior: float = 0.5, solver_weight: float = 0.0, prior: float = 0.0,
-                 exploit: int = 0, bot=None):
+                 exploit: int = 0, infer_partner: float = 1.0, bot=None):
         from cuatrola_env.bot import Bot
 
         super().__init__(seed)
@@ -143,6 +145,9 @@ class SearchAgent(Agent):
         self.infer_play = infer if infer_play is None else infer_play  # weight of the evidence of card plays
         if self.infer_play < 0:
             raise ValueError(f"infer_play must be at least 0, got {self.infer_play}")
+        if infer_partner < 0:
+            raise ValueError(f"infer_partner must be at least 0, got {infer_partner}")
+        self.infer_partner = infer_partner  # a factor on the weight of the partner's evidence
         self._tables: dict[int, np.ndarray] = {}
         if not 0.0 <= opponent_prior <= 1.0:
             raise ValueError(f"opponent_prior must be in [0, 1], got {opponent_prior}")
@@ -218,7 +223,7 @@ class SearchAgent(Agent):
             return s
         obs, masks, acts, scale, seats, other = [], [], [], [], [], []
         for seat, a in view.history:
-            weight = self.infer if a >= NUM_CARDS else self.infer_play
+            weight = (self.infer if a >= NUM_CARDS else self.infer_play) * (self.infer_partner if seat == view.seat ^ 2 else 1.0)
             if seat != view.seat and weight > 0:  # my own actions are equally likely in every world
                 bits = engine.legal_action_mask(s, rules)
                 if bits[0] & (bits[0] - 1):  # more than one legal action (the same in every world)

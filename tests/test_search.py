@@ -121,6 +121,37 @@ def test_inference_weights_deals_by_the_bids_seen(onnx_model):
     assert share[0.0, 0.0] <= 0.6 and share[0.0, 1.0] <= 0.6, share
 
 
+def test_infer_partner_scales_only_the_partners_evidence(onnx_model):
+    """``infer_partner``: a factor on the weight of the partner's actions alone. Under a policy
+    that bids quintola only with the as of trump, a quintola by the viewer's partner puts the as
+    in the partner's hand in (nearly) every drawn world with the factor 1, at chance with 0; the
+    same bid by an opponent is weighed the same either way."""
+    from agents.search import SearchAgent
+
+    class AsBidder(SearchAgent):
+        def _logits(self, obs, mask):
+            logits = np.zeros(mask.shape, np.float32)
+            logits[:, 23] = np.where(obs[:, 4] > 0, 10.0, -10.0)  # hand view: column 4 = as of oros (trump)
+            return logits
+
+    hands = [[0, 5, 6, 7, 8], [4, 9, 10, 11, 12], [1, 13, 14, 15, 16], [2, 3, 17, 18, 19]]
+    share = {}
+    for viewer, bids in ((3, (23, 20)), (2, (23,))):  # seat 1 bids quintola: seat 3's partner, seat 2's opponent
+        game = Game(seed=0)
+        game.reset(hands=hands, dealer=0, muestra=0)
+        for a in bids:
+            game.step(a)
+        view = seat_view(game)
+        assert view.seat == viewer
+        for factor in (1.0, 0.0):
+            agent = AsBidder(seed=3, path=onnx_model, worlds=64, candidates=256, floor=0.01, infer_partner=factor)
+            share[viewer, factor] = float(np.mean(agent._worlds(view).hands[:, 1] >> 4 & 1))
+    assert share[3, 1.0] >= 0.9 and share[3, 0.0] <= 0.6, share  # the partner's bid, weighed or ignored
+    assert share[2, 1.0] >= 0.9 and share[2, 0.0] >= 0.9, share  # an opponent's bid: no change
+    with pytest.raises(ValueError, match="infer_partner"):
+        AsBidder(path=onnx_model, infer_partner=-1)
+
+
 def test_opponent_model_mixture_weights_deals_by_that_players_bids(onnx_model):
     """``opponent=heuristic``: each other seat's actions are weighed as a mixture of the network
     and the rule-based player. With a network that says nothing (equal logits) and the prior on
@@ -200,9 +231,11 @@ def test_every_search_option_is_reachable_by_spec(onnx_model):
     from agents.base import make_agent
 
     a = make_agent(f"search:path={onnx_model},utility=points,bid_margin=0.1,bid=solver,play=policy,infer=0.5,bid_worlds=9,"
-                   "hand_edge=0.6,infer_play=0.25,opponent=heuristic,opponent_prior=0.3,solver_weight=0.4,prior=0.2", seed=1)
+                   "hand_edge=0.6,infer_play=0.25,opponent=heuristic,opponent_prior=0.3,solver_weight=0.4,prior=0.2,infer_partner=0.7",
+                   seed=1)
     assert (a.utility, a.bid_margin, a.bid, a.play, a.infer, a.bid_worlds, a.hand_edge, a.infer_play, a.opponent_prior,
-            a.solver_weight, a.prior) == ("points", 0.1, "solver", "policy", 0.5, 9, 0.6, 0.25, 0.3, 0.4, 0.2)
+            a.solver_weight, a.prior, a.infer_partner) == ("points", 0.1, "solver", "policy", 0.5, 9, 0.6, 0.25, 0.3, 0.4,
+                                                           0.2, 0.7)
     assert type(a.opponent).__name__ == "HeuristicAgent"
     assert make_agent(f"search:path={onnx_model},infer=0.5").infer_play == 0.5  # card plays weigh as bids by default
     with pytest.raises(ValueError, match="bid_margin"):

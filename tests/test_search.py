@@ -91,10 +91,8 @@ def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model, e
     assert checked >= 10
 
 
-def test_inference_weights_deals_by_the_bids_seen(onnx_model):
-    """Policy-based inference: under a policy that bids quintola only with the as of trump, a
-    quintola bid puts the as in the bidder's hand in (nearly) every drawn world; uniform
-    sampling puts it there in about 5 of 14 (the hidden cards' share of the bidder's hand)."""
+def _as_bidder():
+    """A search agent whose network bids quintola only with the as of oros (trump in these deals)."""
     from agents.search import SearchAgent
 
     class AsBidder(SearchAgent):
@@ -102,6 +100,15 @@ def test_inference_weights_deals_by_the_bids_seen(onnx_model):
             logits = np.zeros(mask.shape, np.float32)
             logits[:, 23] = np.where(obs[:, 4] > 0, 10.0, -10.0)  # hand view: column 4 = as of oros (trump)
             return logits
+
+    return AsBidder
+
+
+def test_inference_weights_deals_by_the_bids_seen(onnx_model):
+    """Policy-based inference: under a policy that bids quintola only with the as of trump, a
+    quintola bid puts the as in the bidder's hand in (nearly) every drawn world; uniform
+    sampling puts it there in about 5 of 14 (the hidden cards' share of the bidder's hand)."""
+    AsBidder = _as_bidder()
 
     # dealer 0 turns the sota of oros (card 0): oros are trump, the as of oros is card 4, held by la mano (seat 1)
     hands = [[0, 5, 6, 7, 8], [4, 9, 10, 11, 12], [1, 13, 14, 15, 16], [2, 3, 17, 18, 19]]
@@ -126,13 +133,7 @@ def test_infer_partner_scales_only_the_partners_evidence(onnx_model):
     that bids quintola only with the as of trump, a quintola by the viewer's partner puts the as
     in the partner's hand in (nearly) every drawn world with the factor 1, at chance with 0; the
     same bid by an opponent is weighed the same either way."""
-    from agents.search import SearchAgent
-
-    class AsBidder(SearchAgent):
-        def _logits(self, obs, mask):
-            logits = np.zeros(mask.shape, np.float32)
-            logits[:, 23] = np.where(obs[:, 4] > 0, 10.0, -10.0)  # hand view: column 4 = as of oros (trump)
-            return logits
+    AsBidder = _as_bidder()
 
     hands = [[0, 5, 6, 7, 8], [4, 9, 10, 11, 12], [1, 13, 14, 15, 16], [2, 3, 17, 18, 19]]
     share = {}

@@ -117,7 +117,8 @@ def main(argv=None) -> int:
     for c, b in r["bids"]["a"].items():
         print(f"  {c}: {b['declared_per_hand']:.3f} per hand, made {b['success_rate'] or 0:.0%}")
     if a.json:
-        a.json.write_text(json.dumps({"bids": a.bids, "play": a.play, "seed": a.seed, "pairings": [r]}, indent=1) + "\n")
+        out = {"bids": a.bids, "play": a.play, "seed": a.seed, "deals": a.deals, "matches": a.matches, "pairings": [r]}
+        a.json.write_text(json.dumps(out, indent=1) + "\n")  # evaluate.py's layout: pool_results / compare_results read it
     return 0
 
 

@@ -11,9 +11,9 @@ a ceiling. Against the heuristic it bounds what any fair player could reach, and
 fair PIMC (``--bids oracle --play pimc`` and the reverse) shows whether the edge lies in knowing
 the cards at the bid or during the play. ``partner`` is a smaller cheat: PIMC whose worlds all hold
 the partner's true hand, with only the two opponents' cards sampled (every split of them that fits
-what the seat has seen, drawn uniformly): what a team would know if each seat could see its partner's
-cards, the most any convention between partners could ever tell. Evaluation is ``evaluate.py``'s duplicate design; the
-result is written as its JSON (``--json``).
+what the seat has seen, drawn uniformly): what a team would know if each seat could see its
+partner's cards, more than any agreement between partners could tell. Evaluation is
+``evaluate.py``'s duplicate design; the result is written in its JSON layout (``--json``).
 """
 
 from __future__ import annotations
@@ -67,8 +67,8 @@ def partner_worlds(view, truth: list[int], n: int, rng) -> list[list[int]]:
 
 
 class Oracle(PIMCAgent):
-    """PIMC over the one true deal for the phases in ``cheat`` ("bids", "play" -> "oracle"), over deals holding
-    the partner's true hand for those mapped to "partner", fair PIMC otherwise."""
+    """PIMC that decides each phase (``cheat``: "bids" and "play", each to a way) over the one true deal
+    ("oracle"), over deals holding the partner's true hand ("partner"), or as fair PIMC ("pimc")."""
 
     def __init__(self, seed=None, worlds: int = 32, cheat: dict[str, str] | None = None):
         super().__init__(seed, worlds=worlds)
@@ -80,10 +80,11 @@ class Oracle(PIMCAgent):
             return legal[0]
         bidding = view.phase == 0
         how = self.cheat.get("bids" if bidding else "play", "pimc")
-        truth = _TRUE_HANDS[id(view)]
-        worlds = {"oracle": [list(truth)], "partner": None, "pimc": None}[how]
-        if how == "partner":
-            worlds = partner_worlds(view, truth, self.bid_worlds if bidding else self.worlds, self.rng)
+        worlds = None  # fair PIMC: the belief sampler's deals
+        if how == "oracle":
+            worlds = [list(_TRUE_HANDS[id(view)])]
+        elif how == "partner":
+            worlds = partner_worlds(view, _TRUE_HANDS[id(view)], self.bid_worlds if bidding else self.worlds, self.rng)
         return self._bid(view, legal, worlds=worlds) if bidding else self._play(view, legal, worlds=worlds)
 
 

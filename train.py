@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import signal
 import sys
 import time
@@ -32,13 +31,13 @@ import numpy as np
 import torch
 from torch.utils.tensorboard import SummaryWriter
 
+from agents.checkpoint import CheckpointError, read_checkpoint, save_checkpoint, to_arrays
 from agents.network import PolicyValueNet
-from agents.torch_agent import CheckpointError, read_checkpoint
 from cuatrola_env import VectorCuatrola, get_rules
 from cuatrola_env.observation import OBS_VERSION
+from cuatrola_env.rules import CONTRACT_NAMES
 
 __all__ = ["Config", "CheckpointError", "load_checkpoint", "main", "parse_config"]
-from cuatrola_env.rules import CONTRACT_NAMES
 
 
 @dataclasses.dataclass
@@ -79,10 +78,22 @@ class Config:
         default="", metadata={"help": "fine-tune: start from the network in this checkpoint or model file (fresh optimiser)"})
 
 
-def parse_config(argv=None) -> tuple[Config, str | None]:
+#: config fields a resumed run may change: they alter how long it runs and how it reports, not what it learns
+RESUMABLE = ("total_decisions", "checkpoint_minutes", "eval_every", "eval_deals", "torch_threads")
+
+#: what a checkpoint to resume from holds, besides the fields every model file has
+RESUME_FIELDS = ("run_name", "config", "optimizer", "step", "update", "rng", "torch_rng", "env", "hand_uid", "pending", "pool")
+
+
+def _flags(fields) -> str:
+    return ", ".join("--" + f.replace("_", "-") for f in fields)
+
+
+def parse_config(argv=None) -> tuple[Config, str | None, dict | None]:
+    """The run's config, and the path and contents of the checkpoint it resumes from (``None`` for a new run)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", help="YAML preset whose keys are config fields (configs/*.yaml)")
-    p.add_argument("--resume", help="checkpoint to continue from (its config wins)")
+    p.add_argument("--resume", help=f"checkpoint to continue from: its own config, of which {_flags(RESUMABLE)} may change")
     for f in dataclasses.fields(Config):
         p.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=None, help=f.metadata["help"])
     a = p.parse_args(argv)
@@ -99,16 +110,46 @@ def parse_config(argv=None) -> tuple[Config, str | None]:
         v = getattr(a, f.name)
         if v is not None:
             values[f.name] = v
+    if a.resume:
+        ck = load_checkpoint(a.resume)
+        check_resumable(ck, a.resume)
+        return resumed_config(ck["config"], values), a.resume, ck
     cfg = Config(**values)
     get_rules(cfg.rules)  # a clear error for a bad preset
-    return cfg, a.resume
+    return cfg, None, None
 
 
-def save_checkpoint(path: Path, payload: dict) -> None:
-    """Atomic write: a temporary file in the same folder, then a rename."""
-    tmp = path.with_suffix(".tmp")
-    torch.save(payload, tmp)
-    os.replace(tmp, path)
+def resumed_config(saved: dict, given: dict) -> Config:
+    """The saved run's config with the ``given`` fields applied; a field that would change what the
+    run learns is refused (:class:`CheckpointError` naming it), never dropped in silence."""
+    refused = sorted(k for k, v in given.items() if k not in RESUMABLE and saved[k] != v)
+    if refused:
+        changes = ", ".join(f"--{k.replace('_', '-')} {given[k]!r} (the run has {saved[k]!r})" for k in refused)
+        raise CheckpointError(f"a resumed run keeps its config, so these cannot change: {changes}; "
+                              f"only {_flags(RESUMABLE)} can")
+    return Config(**{**saved, **given})
+
+
+def check_resumable(ck: dict, path: str) -> None:
+    """Raise :class:`CheckpointError` naming the first field of ``ck`` that a run cannot resume from."""
+    missing = [k for k in RESUME_FIELDS if k not in ck]
+    if missing:
+        raise CheckpointError(f"{path} cannot be resumed: it lacks {', '.join(map(repr, missing))} (a model file, "
+                              "not a training checkpoint? --init fine-tunes from one)")
+    known = {f.name for f in dataclasses.fields(Config)}
+    unknown, absent = sorted(set(ck["config"]) - known), sorted(known - set(ck["config"]))
+    if unknown or absent:
+        raise CheckpointError(f"{path}: its config does not fit this version's Config "
+                              f"(unknown field(s) {unknown}, missing field(s) {absent})")
+    n = ck["config"]["num_envs"]
+    state = ck["env"].get("state") if isinstance(ck["env"], dict) else None
+    if not isinstance(state, dict) or not state:
+        raise CheckpointError(f"{path}: field 'env' holds no game state")
+    wrong = sorted(k for k, v in state.items() if not isinstance(v, torch.Tensor) or tuple(v.shape[:1]) != (n,))
+    if not isinstance(ck["hand_uid"], torch.Tensor) or tuple(ck["hand_uid"].shape) != (n,):
+        wrong.append("hand_uid")
+    if wrong:
+        raise CheckpointError(f"{path}: field(s) {wrong} of field 'env' do not hold the run's {n} games (num_envs)")
 
 
 def load_checkpoint(path: str, rules_name: str | None = None) -> dict:
@@ -128,14 +169,10 @@ def _initial_weights(cfg: Config) -> dict:
 
 
 def main(argv=None) -> int:
-    cfg, resume = parse_config(argv)
-    ck = None
-    if resume:
-        ck = load_checkpoint(resume)
-        cfg = Config(**{**ck["config"], "total_decisions": max(cfg.total_decisions, ck["config"]["total_decisions"])})
+    cfg, resume, ck = parse_config(argv)
     init = _initial_weights(cfg) if cfg.init and not ck else None  # checked before anything is written
     run_name = ck["run_name"] if ck else f"{cfg.exp_name}_{cfg.seed}_{int(time.time())}"
-    run = Path(cfg.run_dir) / run_name
+    run = Path(resume).parent if resume else Path(cfg.run_dir) / run_name  # a resumed run goes on beside its checkpoint
     run.mkdir(parents=True, exist_ok=True)
 
     # ---- seeding -------------------------------------------------------------------------
@@ -156,22 +193,16 @@ def main(argv=None) -> int:
     if init is not None:
         net.load_state_dict(init)
     if ck:
-        net.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["optimizer"])
-        step, update = ck["step"], ck["update"]
-        rng.bit_generator.state = ck["rng"]
-        torch.set_rng_state(ck["torch_rng"])
-        _restore_env(env, ck["env"])
-        hand_uid, pending, pool = ck["hand_uid"], ck["pending"], ck.get("pool", [])
+        step, update, hand_uid, pending, pool = _restore(ck, resume, net, opt, rng, env)
 
     writer = SummaryWriter(str(run))
     writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
     stop = {"now": False}
 
-    def on_sigint(signum, frame):  # Ctrl-C: finish this update, checkpoint, exit
+    def on_stop_signal(signum, frame):  # Ctrl-C or SIGTERM: finish this update, checkpoint, exit
         stop["now"] = True
 
-    old_handler = signal.signal(signal.SIGINT, on_sigint)
+    old_handlers = {sig: signal.signal(sig, on_stop_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
 
     def checkpoint():
         save_checkpoint(run / "checkpoint.pt", {
@@ -293,7 +324,8 @@ def main(argv=None) -> int:
     checkpoint()
     bar.close()
     writer.close()
-    signal.signal(signal.SIGINT, old_handler)
+    for sig, handler in old_handlers.items():
+        signal.signal(sig, handler)
     print(f"{'stopped' if stop['now'] else 'finished'}: {step} decisions; checkpoint {run / 'checkpoint.pt'}")
     return 0
 
@@ -409,6 +441,31 @@ def _restore_env(env: VectorCuatrola, snap: dict) -> None:
         sh.rng.bit_generator.state = st
         sh.deals._masks, sh.deals._last, sh.deals._pos = masks, last, pos
     env._mask_cache = None
+
+
+def _restore(ck: dict, path: str, net, opt, rng: np.random.Generator, env: VectorCuatrola):
+    """Put a checked checkpoint's state into the run; :class:`CheckpointError` names a field that does not fit."""
+
+    def fit(field, restore):
+        try:
+            return restore()
+        except (RuntimeError, ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise CheckpointError(f"{path}: field {field!r} does not fit this run: {first}") from None
+
+    fit("model", lambda: net.load_state_dict(ck["model"]))
+    fit("optimizer", lambda: opt.load_state_dict(ck["optimizer"]))
+    fit("rng", lambda: setattr(rng.bit_generator, "state", ck["rng"]))
+    fit("torch_rng", lambda: torch.set_rng_state(ck["torch_rng"]))
+    fit("env", lambda: _restore_env(env, to_arrays(ck["env"])))
+    pending = to_arrays(ck["pending"])
+    if pending is not None and not isinstance(pending, dict):
+        raise CheckpointError(f"{path}: field 'pending' must be a dict of arrays or None")
+    pool, shapes = ck["pool"], {k: v.shape for k, v in net.state_dict().items()}
+    for i, p in enumerate(pool if isinstance(pool, list) else [None]):
+        if not isinstance(p, dict) or {k: getattr(v, "shape", None) for k, v in p.items()} != shapes:
+            raise CheckpointError(f"{path}: field 'pool' must be a list of state dicts of this run's network (pool[{i}] is not)")
+    return int(ck["step"]), int(ck["update"]), to_arrays(ck["hand_uid"]), pending, pool
 
 
 if __name__ == "__main__":

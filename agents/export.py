@@ -30,7 +30,7 @@ import torch
 from cuatrola_env.observation import OBS_DIM, OBS_VERSION
 from cuatrola_env.rules import NUM_ACTIONS
 
-from .torch_agent import read_checkpoint
+from .checkpoint import read_checkpoint, save_checkpoint
 
 CARD_FORMAT = "cuatrola-onnx-card"
 CARD_VERSION = 1
@@ -119,12 +119,7 @@ def slim_checkpoint(checkpoint: str, out: str) -> Path:
     weights, config, rules, observation version and counters; no optimiser, games or pool."""
     ck = read_checkpoint(checkpoint)
     keep = {k: ck[k] for k in ("run_name", "config", "rules", "obs_version", "model", "step", "update") if k in ck}
-    out_path = Path(out)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_path.with_suffix(".pt.tmp")
-    torch.save(keep, tmp)
-    tmp.replace(out_path)
-    return out_path
+    return save_checkpoint(out, keep)
 
 
 def check_parity(net, onnx_path, n: int = 10_000, seed: int = 0) -> dict:

@@ -1,4 +1,4 @@
-"""An agent playing a PyTorch policy network (greedy or sampled)."""
+"""An agent playing a PyTorch policy network (greedy or sampled), and the loader of one."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import numpy as np
 import torch
 
 from .base import Agent, SeatView
+from .checkpoint import CheckpointError, read_checkpoint
+from .network import PolicyValueNet
 
 
 class TorchAgent(Agent):
@@ -33,43 +35,20 @@ class TorchAgent(Agent):
         return [int(self.rng.choice(len(p), p=p / p.sum())) for p in probs]
 
 
-class CheckpointError(ValueError):
-    """A checkpoint or model file that cannot be used with this code (or these rules)."""
-
-
-def read_checkpoint(path: str, rules_name: str | None = None) -> dict:
-    """Read a checkpoint written by train.py and check it fits this code (and ``rules_name``)."""
-    from pathlib import Path
-
-    from cuatrola_env.observation import OBS_VERSION
-
-    if not Path(path).is_file():
-        raise CheckpointError(f"no checkpoint or model file at {path}")
-    try:
-        ck = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as e:  # noqa: BLE001 - any unreadable file
-        raise CheckpointError(f"{path} is not a readable checkpoint: {e}") from None
-    if not isinstance(ck, dict) or "model" not in ck or "obs_version" not in ck:
-        raise CheckpointError(f"{path} is not a Cuatrola checkpoint (one written by train.py)")
-    if ck["obs_version"] != OBS_VERSION:
-        raise CheckpointError(
-            f"{path} was trained on observation version {ck['obs_version']}, this code builds version {OBS_VERSION}"
-        )
-    if rules_name is not None and ck["rules"]["name"] != rules_name:
-        raise CheckpointError(f"{path} was trained with rules {ck['rules']['name']!r}, not {rules_name!r}")
-    return ck
-
-
 def load_policy(path: str):
     """The network of a training checkpoint, ready to play."""
-    from .network import PolicyValueNet
-
     ck = read_checkpoint(path)
     cfg = ck.get("config", {})
-    net = PolicyValueNet(cfg.get("hidden", 256), cfg.get("layers", 2))
+    hidden, layers = cfg.get("hidden", 256), cfg.get("layers", 2)
+    if not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 65536 for x in (hidden, layers)):
+        raise CheckpointError(f"{path}: config fields 'hidden' and 'layers' must be positive integers, "
+                              f"got {hidden!r} and {layers!r}")
+    net = PolicyValueNet(hidden, layers)
+    if not isinstance(ck["model"], dict):
+        raise CheckpointError(f"{path}: field 'model' must be a state dict of tensors, got {type(ck['model']).__name__}")
     try:
         net.load_state_dict(ck["model"])
-    except RuntimeError as e:  # a network of another shape (an older layout of the network)
+    except (RuntimeError, TypeError, KeyError) as e:  # a network of another shape (an older layout of the network)
         raise CheckpointError(f"{path} holds a network this code cannot load: {str(e).splitlines()[0]}") from None
     net.eval()
     return net

@@ -67,7 +67,8 @@ def collect(a) -> int:
 def fit(a) -> int:
     import torch
 
-    from agents.torch_agent import load_policy, read_checkpoint
+    from agents.checkpoint import read_checkpoint, save_checkpoint
+    from agents.torch_agent import load_policy
 
     data = [np.load(p) for p in a.data]
     obs = torch.from_numpy(np.concatenate([d["obs"] for d in data]).astype(np.float32))
@@ -100,10 +101,7 @@ def fit(a) -> int:
     ck = read_checkpoint(str(a.init))
     ck["model"] = net.state_dict()
     ck["distilled"] = {"data": [str(p) for p in a.data], "decisions": n, "epochs": a.epochs, "lr": a.lr}
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = a.out.with_name(a.out.name + ".tmp")
-    torch.save(ck, tmp)
-    os.replace(tmp, a.out)
+    save_checkpoint(a.out, ck)
     print(f"-> {a.out}")
     return 0
 

@@ -100,7 +100,7 @@ def main(argv=None) -> int:
     }
     run_all(evals, env, None, out)
 
-    import torch
+    from agents.checkpoint import read_checkpoint
 
     rows = []
     for name, path in models.items():
@@ -109,7 +109,7 @@ def main(argv=None) -> int:
             print(f"{name}: evaluation failed (see {out / (name + '.log')})", flush=True)
             continue
         r = json.loads(res.read_text())["pairings"][0]
-        ck = torch.load(path, map_location="cpu", weights_only=False)
+        ck = read_checkpoint(path)
         gp, mw = r["game_points_per_hand"], r["match_win_rate"] or {"mean": float("nan")}
         rows.append({"name": name, "decisions": ck.get("step"), "game_points": gp["mean"], "ci95": gp["ci95"],
                      "card_points": r["card_points_per_hand"]["mean"], "match_win_rate": mw["mean"],

@@ -62,7 +62,7 @@ def test_checkpoint_errors(tmp_path):
         train.load_checkpoint(str(tmp_path / "other.pt"))
     train.main([*TINY, "--run-dir", str(tmp_path / "r"), "--total-decisions", "1024"])
     path = only_run(tmp_path / "r") / "checkpoint.pt"
-    ck = torch.load(path, weights_only=False)
+    ck = torch.load(path, weights_only=True)
     ck["obs_version"] = 0
     torch.save(ck, tmp_path / "old.pt")
     with pytest.raises(train.CheckpointError, match="observation version 0"):
@@ -71,7 +71,7 @@ def test_checkpoint_errors(tmp_path):
         train.load_checkpoint(str(path), rules_name="traditional")
     from agents.torch_agent import load_policy
 
-    ck = torch.load(path, weights_only=False)
+    ck = torch.load(path, weights_only=True)
     ck["model"] = {k: v[..., :-1] if k == "policy_net.0.weight" else v for k, v in ck["model"].items()}
     torch.save(ck, tmp_path / "narrow.pt")  # a network of another input size (an older layout)
     with pytest.raises(train.CheckpointError, match="holds a network this code cannot load"):
@@ -136,7 +136,7 @@ def test_sweep_trains_variants_side_by_side_and_ranks_them(tmp_path):
     rows = {r["name"]: r for r in json.loads((out / "summary.json").read_text())["rows"]}
     assert set(rows) == {"lr1", "h50"}
     assert all(r["decisions"] > 4096 and r["illegal"] == 0 for r in rows.values()), "ran past tiny.yaml's length"
-    assert torch.load(out / "lr1.pt", weights_only=False)["config"]["learning_rate"] == 1e-3
-    assert torch.load(out / "h50.pt", weights_only=False)["config"]["heuristic_frac"] == 0.5
+    assert torch.load(out / "lr1.pt", weights_only=True)["config"]["learning_rate"] == 1e-3
+    assert torch.load(out / "h50.pt", weights_only=True)["config"]["heuristic_frac"] == 0.5
     with pytest.raises(SystemExit, match="NAME="):
         sweep.main(["--variant", "no flags"])

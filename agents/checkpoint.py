@@ -1,0 +1,162 @@
+"""Checkpoint and model files that cannot run code.
+
+A checkpoint is a ``torch.save`` file read back with ``torch.load(weights_only=True)``: its
+unpickler builds only tensors, numbers, strings, ``None`` and lists, tuples and dicts of them,
+and refuses any other object, so a file handed over by someone else cannot execute anything
+when it is opened. Everything this project writes fits that: NumPy arrays (game state, RNG
+buffers) are stored as tensors (:func:`to_tensors`) and turned back into arrays where they are
+used (:func:`to_arrays`); NumPy's RNG state is a dict of ints and strings.
+
+Files written by older versions held NumPy arrays as pickled objects, so the safe loader refuses
+them. To convert one you trust (it is unpickled, which runs whatever it contains)::
+
+    python -m agents.checkpoint OLD.pt NEW.pt --trust-pickle
+
+:func:`read_checkpoint` checks a file fits this code (observation version, rules) and raises
+:class:`CheckpointError` naming what does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import re
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from cuatrola_env.observation import OBS_VERSION
+
+CONVERT_HINT = "python -m agents.checkpoint {path} NEW.pt --trust-pickle"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint or model file that cannot be used with this code (or these rules)."""
+
+
+def to_tensors(tree):
+    """``tree`` with every NumPy array as a tensor and every NumPy scalar as a Python number."""
+    if isinstance(tree, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(tree))
+    if isinstance(tree, np.generic):
+        return tree.item()
+    if isinstance(tree, dict):
+        return {k: to_tensors(v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(to_tensors(v) for v in tree)
+    return tree
+
+
+def to_arrays(tree):
+    """``tree`` with every tensor as a NumPy array (the inverse of :func:`to_tensors`)."""
+    if isinstance(tree, torch.Tensor):
+        return tree.numpy().copy()
+    if isinstance(tree, dict):
+        return {k: to_arrays(v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(to_arrays(v) for v in tree)
+    return tree
+
+
+def save_checkpoint(path: str | os.PathLike, payload: dict) -> Path:
+    """Write ``payload`` atomically (a temporary file in the same folder, flushed, then renamed),
+    with NumPy arrays stored as tensors so that :func:`read_checkpoint` can read it safely."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(to_tensors(payload), f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _refused_global(e: pickle.UnpicklingError) -> str:
+    """The object torch's safe unpickler refused, from its long message."""
+    found = re.search(r"GLOBAL (\S+) was not an allowed global", str(e))
+    return f"it asks for {found.group(1)}" if found else "an object the safe loader does not build"
+
+
+def load_safely(path: str | os.PathLike):
+    """``torch.load`` with ``weights_only=True``: nothing in the file is run, whatever it holds."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"no checkpoint or model file at {path}")
+    if not zipfile.is_zipfile(path):
+        raise CheckpointError(f"{path} is not a readable checkpoint (torch.save writes a zip archive; this is not one)")
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        raise CheckpointError(
+            f"{path} holds objects other than tensors, numbers and strings, so it is not loaded: loading it could "
+            f"run code ({_refused_global(e)}). If it is a checkpoint of an older version that you trust, convert "
+            f"it: {CONVERT_HINT.format(path=path)}"
+        ) from None
+    except Exception as e:  # noqa: BLE001 - any unreadable file
+        raise CheckpointError(f"{path} is not a readable checkpoint: {str(e).splitlines()[0] if str(e) else e!r}") from None
+
+
+def read_checkpoint(path: str | os.PathLike, rules_name: str | None = None) -> dict:
+    """A checkpoint or model file written by train.py (or the export), checked to fit this code
+    (and ``rules_name``); :class:`CheckpointError` names what does not."""
+    ck = load_safely(path)
+    if not isinstance(ck, dict) or "model" not in ck or "obs_version" not in ck:
+        raise CheckpointError(f"{path} is not a Cuatrola checkpoint (one written by train.py)")
+    if ck["obs_version"] != OBS_VERSION:
+        raise CheckpointError(
+            f"{path} was trained on observation version {ck['obs_version']}, this code builds version {OBS_VERSION}"
+        )
+    rules = ck.get("rules")
+    if not isinstance(rules, dict) or not isinstance(rules.get("name"), str):
+        raise CheckpointError(f"{path}: field 'rules' must be the rules' dict (with a 'name'), got {rules!r:.80}")
+    if not isinstance(ck.get("config", {}), dict):
+        raise CheckpointError(f"{path}: field 'config' must be a dict, got {type(ck['config']).__name__}")
+    if rules_name is not None and rules["name"] != rules_name:
+        raise CheckpointError(f"{path} was trained with rules {rules['name']!r}, not {rules_name!r}")
+    return ck
+
+
+def convert(old: str | os.PathLike, new: str | os.PathLike) -> Path:
+    """Rewrite a trusted checkpoint of an older version (NumPy arrays pickled) in the safe form.
+    This unpickles ``old``: only for files you trust."""
+    ck = torch.load(old, map_location="cpu", weights_only=False)
+    out = save_checkpoint(new, ck)
+    read_checkpoint(out)
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m agents.checkpoint",
+                                description="Convert a trusted checkpoint of an older version to the safe format.")
+    p.add_argument("old", help="the checkpoint to convert (it is unpickled: only a file you trust)")
+    p.add_argument("new", help="where to write the converted checkpoint")
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="required: confirms that OLD comes from a source you trust (unpickling can run code)")
+    a = p.parse_args(argv)
+    if not a.trust_pickle:
+        print("error: converting unpickles OLD, which can run code it contains; pass --trust-pickle if you trust it",
+              file=sys.stderr)
+        return 2
+    try:
+        print(f"wrote {convert(a.old, a.new)}")
+    except (OSError, CheckpointError, pickle.UnpicklingError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["CheckpointError", "convert", "load_safely", "read_checkpoint", "save_checkpoint", "to_arrays", "to_tensors"]

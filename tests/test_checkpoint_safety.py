@@ -1,0 +1,171 @@
+"""Checkpoint and model files cannot run code; resuming does what it says or refuses by name."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("tensorboard")
+
+import train  # noqa: E402
+from agents.checkpoint import CheckpointError, main as convert_main, read_checkpoint  # noqa: E402
+
+TINY = ["--config", "configs/tiny.yaml", "--eval-every", "0"]
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class _Payload:
+    """Unpickling this object calls ``open(marker, "w")``: a file appears if the loader runs code."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (str(self.marker), "w"))
+
+
+def write_malicious(path: Path, marker: Path) -> Path:
+    """A file shaped like a checkpoint whose pickle would create ``marker`` when loaded unsafely."""
+    torch.save({"run_name": "x", "config": {"hidden": 32, "layers": 2}, "rules": {"name": "online"},
+                "obs_version": 1, "model": {"w": _Payload(marker)}}, path)
+    return path
+
+
+@pytest.fixture()
+def malicious(tmp_path):
+    marker = tmp_path / "code_ran"
+    return write_malicious(tmp_path / "evil.pt", marker), marker
+
+
+def test_no_entry_point_runs_code_from_a_malicious_checkpoint(malicious, tmp_path):
+    """evaluate.py model:, train.py --resume and --init, the export: each refuses, the payload never runs."""
+    import evaluate
+    from agents.export import main as export_main
+
+    evil, marker = malicious
+    assert evaluate.main([f"model:{evil}", "random", "--deals", "2", "--matches", "0"]) == 2
+    assert not marker.exists()
+    with pytest.raises(CheckpointError, match="could run code"):
+        train.main(["--resume", str(evil)])
+    assert not marker.exists()
+    with pytest.raises(CheckpointError, match="could run code"):
+        train.main([*TINY, "--run-dir", str(tmp_path / "r"), "--init", str(evil)])
+    assert not marker.exists()
+    assert export_main([str(evil), "--out", str(tmp_path / "x.onnx"), "--check", "0"]) == 1
+    assert not marker.exists()
+
+
+def test_bot_and_service_refuse_a_pickle_posing_as_a_model(malicious, tmp_path):
+    """A pickle renamed .onnx with a card whose SHA-256 matches: refused, nothing run."""
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("fastapi")
+    from cuatrola_env.bot import Bot, ModelError
+    from cuatrola_env.serve import create_app
+
+    evil, marker = malicious
+    onnx = tmp_path / "evil.onnx"
+    onnx.write_bytes(evil.read_bytes())
+    card = json.loads((ROOT / "models/cuatrola.json").read_text())
+    import hashlib
+
+    card["sha256"] = hashlib.sha256(onnx.read_bytes()).hexdigest()
+    onnx.with_suffix(".json").write_text(json.dumps(card))
+    with pytest.raises(ModelError, match="not a valid ONNX model"):
+        Bot.load(onnx)
+    with pytest.raises(ModelError):
+        create_app(onnx)
+    assert not marker.exists()
+
+
+def test_an_old_pickled_checkpoint_is_refused_with_the_way_to_convert_it(tmp_path):
+    old = tmp_path / "old.pt"
+    ck = read_checkpoint(ROOT / "models/cuatrola.pt")
+    torch.save({**ck, "hand_uid": np.zeros(4, np.int64)}, old)  # NumPy arrays pickled, as older versions wrote
+    with pytest.raises(CheckpointError, match=r"convert it: python -m agents.checkpoint .*old.pt NEW.pt --trust-pickle"):
+        read_checkpoint(old)
+    assert convert_main([str(old), str(tmp_path / "new.pt")]) == 2, "converting needs --trust-pickle"
+    assert not (tmp_path / "new.pt").exists()
+    assert convert_main([str(old), str(tmp_path / "new.pt"), "--trust-pickle"]) == 0
+    new = read_checkpoint(tmp_path / "new.pt")
+    assert isinstance(new["hand_uid"], torch.Tensor) and all(torch.equal(new["model"][k], ck["model"][k]) for k in ck["model"])
+
+
+# --------------------------------------------------------------------------- resume
+@pytest.fixture(scope="module")
+def short_run(tmp_path_factory) -> Path:
+    """A tiny run stopped at 2,048 of tiny.yaml's decisions (a run of length 2,048)."""
+    root = tmp_path_factory.mktemp("short")
+    train.main([*TINY, "--run-dir", str(root), "--total-decisions", "2048"])
+    (ck,) = root.glob("*/checkpoint.pt")
+    return ck
+
+
+def edited(ck_path: Path, out: Path, edit) -> str:
+    ck = read_checkpoint(ck_path)
+    edit(ck)
+    torch.save(ck, out)
+    return str(out)
+
+
+def test_resume_keeps_the_runs_own_length_and_applies_safe_flags(short_run):
+    cfg, _, _ = train.parse_config(["--resume", str(short_run)])
+    assert cfg.total_decisions == 2048, "the run's own length, not the default"
+    cfg, _, _ = train.parse_config(["--resume", str(short_run), "--total-decisions", "1024", "--eval-every", "3",
+                                    "--checkpoint-minutes", "2", "--torch-threads", "1"])
+    assert (cfg.total_decisions, cfg.eval_every, cfg.checkpoint_minutes, cfg.torch_threads) == (1024, 3, 2.0, 1)
+    assert cfg.num_envs == 64 and cfg.hidden == 32, "the rest is the run's"
+    cfg, _, _ = train.parse_config(["--resume", str(short_run), "--num-envs", "64"])  # the same value: fine
+    assert cfg.num_envs == 64
+
+
+@pytest.mark.parametrize("flags, named", [
+    (["--num-envs", "32"], "--num-envs 32 (the run has 64)"),
+    (["--learning-rate", "0.1"], "--learning-rate 0.1"),
+    (["--seed", "9"], "--seed 9"),
+    (["--rules", "traditional"], "--rules 'traditional'"),
+    (["--init", "models/cuatrola.pt"], "--init"),
+])
+def test_resume_refuses_a_flag_that_would_change_the_run(short_run, flags, named):
+    with pytest.raises(CheckpointError, match=named.replace("(", r"\(").replace(")", r"\)")):
+        train.parse_config(["--resume", str(short_run), *flags])
+
+
+def test_resume_refuses_checkpoints_that_do_not_fit_naming_the_field(short_run, tmp_path):
+    with pytest.raises(CheckpointError, match="lacks 'optimizer'"):
+        train.main(["--resume", str(ROOT / "models/cuatrola.pt")])  # a slim model file
+    with pytest.raises(CheckpointError, match=r"unknown field\(s\) \['warp'\]"):
+        train.main(["--resume", edited(short_run, tmp_path / "a.pt", lambda ck: ck["config"].update(warp=1))])
+    with pytest.raises(CheckpointError, match="of field 'env' do not hold the run's 32 games"):
+        train.main(["--resume", edited(short_run, tmp_path / "b.pt", lambda ck: ck["config"].update(num_envs=32))])
+
+    def narrow(ck):
+        ck["model"]["policy_net.0.weight"] = ck["model"]["policy_net.0.weight"][:, :-1]
+
+    with pytest.raises(CheckpointError, match="field 'model' does not fit"):
+        train.main(["--resume", edited(short_run, tmp_path / "c.pt", narrow)])
+    with pytest.raises(CheckpointError, match="field 'rng' does not fit"):
+        train.main(["--resume", edited(short_run, tmp_path / "d.pt", lambda ck: ck.update(rng={"bit_generator": "x"}))])
+
+
+def test_sigterm_checkpoints_like_ctrl_c(tmp_path):
+    cmd = [sys.executable, "train.py", *TINY, "--run-dir", str(tmp_path), "--total-decisions", "100000000"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.time() + 120
+    while not list(tmp_path.glob("*/events.out.tfevents.*")) and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(2.0)  # a few updates in
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0, out
+    assert "stopped:" in out
+    (ck,) = tmp_path.glob("*/checkpoint.pt")
+    saved = read_checkpoint(ck)
+    assert 0 < saved["step"] < 100_000_000

@@ -16,7 +16,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
 import train  # noqa: E402
-from agents.checkpoint import CheckpointError, main as convert_main, read_checkpoint  # noqa: E402
+from agents.checkpoint import CheckpointError, read_checkpoint  # noqa: E402
+from agents.checkpoint import main as convert_main
 
 TINY = ["--config", "configs/tiny.yaml", "--eval-every", "0"]
 ROOT = Path(__file__).resolve().parents[1]

@@ -349,7 +349,8 @@ def check_graph(session, path: Path) -> None:
         for name, (dtype, shape) in want.items():
             got = have[name]
             dims = [d if isinstance(d, int) else None for d in got.shape]
-            if got.type != dtype or len(dims) != len(shape) or any(w is not None and d != w for d, w in zip(dims, shape, strict=True)):
+            fits = len(dims) == len(shape) and all(w is None or d == w for d, w in zip(dims, shape, strict=True))
+            if got.type != dtype or not fits:
                 raise ModelError(f"{path}: {what} {name!r} is {got.type} {got.shape}, the bot needs {dtype} "
                                  f"{['N' if d is None else d for d in shape]}")
 

@@ -17,7 +17,7 @@ pytest.importorskip("tensorboard")
 
 import train  # noqa: E402
 from agents.checkpoint import CheckpointError, read_checkpoint  # noqa: E402
-from agents.checkpoint import main as convert_main
+from agents.checkpoint import main as convert_main  # noqa: E402
 
 TINY = ["--config", "configs/tiny.yaml", "--eval-every", "0"]
 ROOT = Path(__file__).resolve().parents[1]

@@ -205,6 +205,7 @@ def replay_state(state: dict, rng: np.random.Generator | None = None) -> tuple[G
         history.append((game._hands[-1]["seats"][-1], b))
     if plays and game.single.phase == 0:
         raise BotStateError(f"tricks: cards were played but the bidding is not over (bids: {bids})")
+    _check_trick_sizes(tricks, game.single.trick_size)
     history += [(s, c) for _, s, c in plays]
 
     # 2. a placement of the hidden cards that makes every play so far legal
@@ -245,6 +246,14 @@ def replay_state(state: dict, rng: np.random.Generator | None = None) -> tuple[G
         if want != have:
             raise BotStateError(f"contract: the bids give {have!r}, the state says {want!r}")
     return game, seat
+
+
+def _check_trick_sizes(tricks: list, size: int) -> None:
+    """Every trick but the last holds ``size`` plays (the contract's: 4, or 3 when a declarer's
+    partner sits out), the last at most that."""
+    for t, trick in enumerate(tricks):
+        if len(trick) > size or (t < len(tricks) - 1 and len(trick) != size):
+            raise BotStateError(f"tricks[{t}] has {len(trick)} plays; a trick of this contract has {size}")
 
 
 def _temporary_deal(mine: int, seat: int, dealer: int, muestra: int, rng) -> list[int]:

@@ -28,50 +28,63 @@ The server keeps every hidden hand: a game view carries only the human seat's ow
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import json
 import secrets
 import sys
-import threading
-from collections import OrderedDict
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from fastapi import FastAPI, HTTPException
-from fastapi.responses import HTMLResponse
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from .bot import LEVELS, Bot, BotStateError
+from .bot import LEVELS, Bot, BotStateError, replay_state, seat_state
+from .guard import Busy, GameStore, RequestGuard, SearchPool, ServiceLimits, header_timeout
 from .rules import get_rules
-from .table import BASELINES, Table
-
-MAX_BODY = 16 * 1024
-MAX_GAMES = 1000
+from .table import BASELINES, Table, make_player
 
 Level = Literal["master", "expert", "strong", "medium", "easy", "beginner"]
 BotLevel = Literal["master", "expert", "strong", "medium", "easy", "beginner", "heuristic", "random"]
+Rules = Literal["online", "traditional"]
+
+
+def _int(lo: int, hi: int, description: str):
+    """A strict integer field in ``lo..hi``: a boolean, a float or a string is refused, not converted."""
+    return Annotated[int, Field(strict=True, ge=lo, le=hi, description=description)]
+
+
+Card = _int(0, 19, "a card id")
+Play = Annotated[list[Card | _int(0, 3, "a seat")], Field(min_length=2, max_length=2, description="[seat, card]")]
 
 
 class GameState(BaseModel):
     """One seat's view of a hand, as a game server holds it (see :mod:`cuatrola_env.bot`)."""
 
-    model_config = ConfigDict(extra="forbid")
-    seat: int = Field(ge=0, le=3, description="the seat the bot plays; it must be its turn")
-    dealer: int = Field(ge=0, le=3, description="the dealer's seat")
-    muestra: int = Field(ge=0, le=19, description="card id of the muestra (trump suit)")
-    hand: list[int] = Field(max_length=5, description="the seat's unplayed cards (card ids)")
-    bids: list[int | str] = Field(default=[], max_length=4, description="bids so far from la mano: names or ids 20..23")
-    tricks: list[list[list[int]]] = Field(
-        default=[], max_length=5, description="one list per trick of [seat, card] in play order")
-    score: list[int] = Field(default=[0, 0], min_length=2, max_length=2, description="match score [team 0, team 1]")
-    rules: Literal["online", "traditional"] = Field(default="online", description="rules preset")
-    contract: str | None = Field(default=None, description="optional check of the contract")
+    model_config = ConfigDict(extra="forbid", strict=True)
+    seat: _int(0, 3, "the seat the bot plays; it must be its turn")
+    dealer: _int(0, 3, "the dealer's seat")
+    muestra: _int(0, 19, "card id of the muestra (trump suit)")
+    hand: list[Card] = Field(max_length=5, description="the seat's unplayed cards (card ids)")
+    bids: list[_int(20, 23, "a bid id") | Literal["pass", "solo", "cuatrola", "quintola"]] = Field(
+        default=[], max_length=4, description="bids so far from la mano: names or ids 20..23")
+    tricks: list[Annotated[list[Play], Field(max_length=4)]] = Field(
+        default=[], max_length=5, description="one list per trick of [seat, card] in play order; every trick "
+                                              "but the last has the contract's trick size (4, or 3 after a declaration)")
+    score: list[_int(0, 10_000, "points")] = Field(default=[0, 0], min_length=2, max_length=2,
+                                                   description="match score [team 0, team 1]")
+    rules: Rules = Field(default="online", description="rules preset")
+    contract: Literal["pass", "solo", "cuatrola", "quintola"] | None = Field(
+        default=None, description="optional check of the contract")
 
 
 class ActRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     state: GameState
     level: Level = "expert"
 
@@ -85,83 +98,85 @@ class ActResponse(BaseModel):
 
 
 class NewGame(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    seat: int = Field(default=0, ge=0, le=3, description="the human's seat")
+    model_config = ConfigDict(extra="forbid", strict=True)
+    seat: _int(0, 3, "the human's seat") = 0
     bots: list[BotLevel] = Field(default=["expert", "expert", "expert"], min_length=3, max_length=3,
                                  description="levels of the other three seats, in seat order")
-    rules: Literal["online", "traditional"] = "online"
-    target: int | None = Field(default=None, ge=1, le=21, description="match target (default: the preset's)")
-    seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
+    rules: Rules = "online"
+    target: _int(1, 21, "match target (default: the preset's)") | None = None
+    seed: _int(0, 2**31 - 1, "debugging only (--allow-seed): the deal's seed; it reveals every hand") | None = None
 
 
 class HumanAction(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    action: int = Field(ge=0, le=23, description="action id: a card 0..19 or a bid 20..23")
+    model_config = ConfigDict(extra="forbid", strict=True)
+    action: _int(0, 23, "action id: a card 0..19 or a bid 20..23")
 
 
-class BodyLimit:
-    """ASGI middleware: refuse (413) a request body over ``max_body`` bytes, whether or not it
-    declares its length, before anything parses it."""
-
-    def __init__(self, app, max_body: int = MAX_BODY):
-        self.app, self.max_body = app, max_body
-
-    async def _reject(self, send) -> None:
-        body = json.dumps({"detail": f"request body larger than {self.max_body} bytes"}).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH"):
-            return await self.app(scope, receive, send)
-        length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            return await self._reject(send)
-        body, more = b"", True
-        while more:  # read the whole body, up to the limit
-            msg = await receive()
-            if msg["type"] == "http.disconnect":
-                return None
-            body += msg.get("body", b"")
-            more = msg.get("more_body", False)
-            if len(body) > self.max_body:
-                return await self._reject(send)
-        replayed = False
-
-        async def replay():
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        return await self.app(scope, replay, send)
+class Error(BaseModel):
+    detail: str | list[dict] = Field(description="what is wrong: a message, or (422) one entry per invalid field")
 
 
-SEARCH = importlib.util.find_spec("numba") is not None  #: level master (search) is available
+def _answers(*codes: int) -> dict:
+    """OpenAPI entries for the error statuses an endpoint returns."""
+    meaning = {400: "a well-formed request that cannot be played (the message names the field)",
+               404: "no such game (never created, or forgotten)", 408: "the request body took too long to arrive",
+               409: "the game is over", 413: "the request body is too large",
+               422: "a malformed request (each entry's loc names the field)",
+               503: "busy: the search queue or the game store is full (see Retry-After), or no model is loaded"}
+    return {c: {"model": Error, "description": meaning[c]} for c in codes}
 
 
-def _warm_up_search() -> None:
-    from agents.solver import warm_up
+def _json(status: int, detail, headers: dict | None = None) -> Response:
+    """A JSON error whose bytes are always valid: non-ASCII escaped, so a lone surrogate echoed
+    from the request cannot break the encoding, and no NaN or infinity."""
+    try:
+        body = json.dumps({"detail": detail}, ensure_ascii=True, allow_nan=False, default=str)
+    except ValueError:
+        body = json.dumps({"detail": "invalid request"})
+    return Response(body, status, headers=headers, media_type="application/json")
 
-    warm_up()
+
+def _validation_errors(errors) -> list[dict]:
+    """Pydantic's errors without the echoed input (which may not even be encodable)."""
+    return [{"loc": [p if isinstance(p, int) else str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")),
+             "type": str(e.get("type", ""))} for e in errors]
 
 
-def create_app(model: str | Path | None = "models/cuatrola.onnx", max_body: int = MAX_BODY,
-               max_games: int = MAX_GAMES) -> FastAPI:
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        return _json(422, _validation_errors(exc.errors()))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def refused(request: Request, exc: StarletteHTTPException) -> Response:
+        return _json(exc.status_code, exc.detail, getattr(exc, "headers", None))
+
+    @app.exception_handler(Busy)
+    async def busy(request: Request, exc: Busy) -> Response:
+        return _json(503, str(exc), {"Retry-After": str(exc.retry_after)})
+
+
+def create_app(model: str | Path | None = "models/cuatrola.onnx", limits: ServiceLimits | None = None) -> FastAPI:
     """The service. ``model=None`` serves only the baseline levels (heuristic, random)."""
+    limits = limits or ServiceLimits()
     bot = Bot.load(model) if model is not None else None
-    levels = [lv for lv in LEVELS if SEARCH or not LEVELS[lv].search] if bot else []
-    if bot is not None and SEARCH:  # compile the solver of level master now, not on its first request
-        threading.Thread(target=_warm_up_search, daemon=True).start()
+    searches = bot is not None and SEARCH
+    levels = [lv for lv in LEVELS if searches or not LEVELS[lv].search] if bot else []
+    pool = SearchPool(str(model), limits.search_workers, limits.search_queue, limits.search_per_client) if searches else None
+    games = GameStore(limits.max_games, limits.games_per_client, limits.game_idle)
     app = FastAPI(title="Cuatrola bot service", version="1", description=__doc__.split("\n\n")[0])
-    games: OrderedDict[str, tuple[Table, threading.Lock]] = OrderedDict()
-    games_lock = threading.Lock()
-    app.add_middleware(BodyLimit, max_body=max_body)
+    app.add_middleware(RequestGuard, max_body=limits.max_body, body_timeout=limits.body_timeout)
+    _install_error_handlers(app)
+    app.state.search_pool, app.state.games = pool, games  # for operators and tests
+    if pool is not None:
+        app.router.add_event_handler("shutdown", pool.close)
 
     @app.get("/v1/health")
-    def health() -> dict:
+    async def health() -> dict:
         card = bot.card if bot else None
         return {
             "status": "ok",
@@ -170,62 +185,85 @@ def create_app(model: str | Path | None = "models/cuatrola.onnx", max_body: int 
                 "rules": card["rules"]["name"], "decisions_trained": card["training"]["decisions"],
             },
             "levels": levels + list(BASELINES),
+            "search": None if pool is None else {"ready": pool.ready, "workers": pool.workers,
+                                                 "capacity": pool.capacity, "in_use": pool.in_use},
             "games": len(games),
         }
 
-    @app.post("/v1/act", response_model=None, responses={200: {"model": ActResponse}})
-    async def act(req: ActRequest) -> dict:
+    @app.post("/v1/act", response_model=None, responses={200: {"model": ActResponse}, **_answers(400, 408, 413, 422, 503)})
+    async def act(req: ActRequest, request: Request) -> dict:
         if bot is None:
             raise HTTPException(503, "no model loaded: start the service with --model")
         if req.level not in levels:
             raise HTTPException(400, f"level {req.level!r} needs numba on the server (pip install numba)")
         state = req.state.model_dump(exclude_none=True)
-        b = bot.with_level(req.level)  # a bot of its own per request: thread-safe
-        try:  # about a millisecond of CPU: run in the event loop; a search takes longer: a worker thread
-            out = await run_in_threadpool(b.decide, state) if LEVELS[req.level].search else b.decide(state)
+        try:
+            if LEVELS[req.level].search:  # checked here (a millisecond), searched in a worker process
+                replay_state(state)
+                with pool.slot(_client(request)):
+                    out = await pool.decide(state)
+            else:  # about a millisecond of CPU: in the event loop
+                out = bot.with_level(req.level).decide(state)
         except BotStateError as e:
             raise HTTPException(400, f"state.{e}") from None
         return {**out, "level": req.level}
 
-    @app.post("/v1/games")
-    def new_game(req: NewGame) -> dict:
-        if bot is not None and any(lv in LEVELS and lv not in levels for lv in req.bots):  # a search level, no numba
-            raise HTTPException(400, "level master needs numba on the server (pip install numba)")
-        try:
-            rules = get_rules(req.rules, **({} if req.target is None else {"target": req.target}))
-            seed = req.seed if req.seed is not None else secrets.randbelow(2**31)
-            table = Table.with_levels(req.bots, req.seat, rules, bot, seed)
-        except ValueError as e:
-            raise HTTPException(400, str(e)) from None
-        gid = secrets.token_urlsafe(12)
-        with games_lock:
-            games[gid] = (table, threading.Lock())
-            while len(games) > max_games:  # forget the least recently used games
-                games.popitem(last=False)
-        return {"id": gid, **table.view()}
+    def new_table(req: NewGame) -> Table:
+        others = [s for s in range(4) if s != req.seat]
+        seed = req.seed if req.seed is not None else secrets.randbelow(2**31)
+        players = {s: _player(lv, bot, pool, seed + s) for s, lv in zip(others, req.bots, strict=True)}
+        rules = get_rules(req.rules, **({} if req.target is None else {"target": req.target}))
+        return Table(players, req.seat, rules, "match", seed)
 
-    def _table(gid: str) -> tuple[Table, threading.Lock]:
-        with games_lock:
-            if gid not in games:
-                raise HTTPException(404, f"no game {gid!r} (finished games are forgotten after a while)")
-            games.move_to_end(gid)
-            return games[gid]
+    @app.post("/v1/games", responses=_answers(400, 408, 413, 422, 503))
+    async def new_game(req: NewGame, request: Request) -> dict:
+        if req.seed is not None and not limits.allow_seed:
+            raise HTTPException(400, "seed: a client-chosen deal seed is refused (it would reveal every hand); "
+                                     "the service accepts one only when started with --allow-seed, for debugging")
+        if bot is None and any(lv not in BASELINES for lv in req.bots):
+            raise HTTPException(400, f"bots: levels other than {' and '.join(BASELINES)} need a model (--model)")
+        if any(lv in LEVELS and lv not in levels for lv in req.bots):  # a search level, no numba
+            raise HTTPException(400, "bots: level master needs numba on the server (pip install numba)")
+        client = _client(request)
+        if "master" in req.bots:
+            with pool.slot(client):  # taken before the bots play: a busy pool changes nothing
+                table = await run_in_threadpool(new_table, req)
+        else:
+            table = new_table(req)
+        return {"id": games.add(table, client), **table.view()}
 
-    @app.get("/v1/games/{gid}")
-    def get_game(gid: str) -> dict:
-        table, lock = _table(gid)
-        with lock:
-            return {"id": gid, **table.view()}
+    def held(gid: str):
+        game = games.get(gid)
+        if game is None:
+            raise HTTPException(404, f"no game {gid!r} (games unused for {limits.game_idle:g} s are forgotten)")
+        return game
 
-    @app.post("/v1/games/{gid}/act")
-    def game_act(gid: str, req: HumanAction) -> dict:
-        table, lock = _table(gid)
-        with lock:
+    @app.get("/v1/games/{gid}", responses=_answers(404))
+    def get_game(gid: Annotated[str, Field(max_length=64)]) -> dict:
+        game = held(gid)
+        with game.lock:
+            return {"id": gid, **game.table.view()}
+
+    def play(game, action: int) -> dict:
+        with game.lock:
+            table = game.table
             if table.game.over:
                 raise HTTPException(409, "the game is over")
-            if req.action not in table.view()["legal"]:
-                raise HTTPException(400, f"action: {req.action} is not legal now; legal: {table.view()['legal']}")
-            return {"id": gid, **table.play(req.action)}
+            if table.game.current_player != table.human:  # the bots were interrupted (a search worker stopped)
+                view = table.resume()
+                raise HTTPException(409, f"the bots have played on since your last view; legal now: {view['legal']}")
+            legal = table.view()["legal"]
+            if action not in legal:
+                raise HTTPException(400, f"action: {action} is not legal now; legal: {legal}")
+            return table.play(action)
+
+    @app.post("/v1/games/{gid}/act", responses=_answers(400, 404, 408, 409, 413, 422, 503))
+    async def game_act(gid: Annotated[str, Field(max_length=64)], req: HumanAction, request: Request) -> dict:
+        game = held(gid)
+        if not any(isinstance(p, RemoteSearch) for p in game.table.players.values()):
+            return {"id": gid, **play(game, req.action)}
+        with pool.slot(_client(request)):
+            return {"id": gid, **await run_in_threadpool(play, game, req.action)}
 
     page = resources.files("cuatrola_env").joinpath("static/index.html").read_text(encoding="utf-8")
 
@@ -236,22 +274,57 @@ def create_app(model: str | Path | None = "models/cuatrola.onnx", max_body: int 
     return app
 
 
+SEARCH = importlib.util.find_spec("numba") is not None  #: level master (search) is available
+
+
+class RemoteSearch:
+    """A table seat at level master: each decision is searched by the pool's worker processes (the
+    calling request holds a slot of the pool and runs in a worker thread)."""
+
+    def __init__(self, pool: SearchPool):
+        self.pool = pool
+
+    def __call__(self, game) -> int:
+        return self.pool.decide_blocking(seat_state(game))["action"]
+
+
+def _player(level: str, bot, pool: SearchPool | None, seed: int):
+    """A table seat's player at ``level``."""
+    return RemoteSearch(pool) if level == "master" else make_player(level, bot, seed)
+
+
+def _http_protocol(seconds: float) -> type:
+    """uvicorn's fastest HTTP protocol here, with the header time-out."""
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as protocol
+    except ImportError:  # httptools is optional
+        from uvicorn.protocols.http.h11_impl import H11Protocol as protocol
+    return header_timeout(protocol, seconds)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="cuatrola-serve", description="Serve a Cuatrola bot over HTTP (and a browser game).")
     p.add_argument("--model", default="models/cuatrola.onnx", help="ONNX model with its card beside it ('none': baselines)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--max-body", type=int, default=MAX_BODY, help="largest request body in bytes")
     p.add_argument("--log-level", default="warning")
+    for f in dataclasses.fields(ServiceLimits):
+        flag = "--" + f.name.replace("_", "-")
+        if isinstance(f.default, bool):
+            p.add_argument(flag, action="store_true", help=f.metadata["help"])
+        else:
+            p.add_argument(flag, type=type(f.default), default=f.default, help=f"{f.metadata['help']} (default {f.default})")
     a = p.parse_args(argv)
     import uvicorn
 
     try:
-        app = create_app(None if a.model == "none" else a.model, a.max_body)
-    except ValueError as e:
+        limits = ServiceLimits(**{f.name: getattr(a, f.name) for f in dataclasses.fields(ServiceLimits)})
+        app = create_app(None if a.model == "none" else a.model, limits)
+    except ValueError as e:  # a bad limit, or a model that does not fit (ModelError): one line, no traceback
         print(f"error: {e}", file=sys.stderr)
         return 1
-    uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level)
+    uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, http=_http_protocol(limits.header_timeout),
+                limit_concurrency=limits.max_connections, timeout_keep_alive=5)
     return 0
 
 

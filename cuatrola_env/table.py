@@ -85,6 +85,11 @@ class Table:
         self._advance()
         return self.view()
 
+    def resume(self) -> dict:
+        """Let the bots act until the human is to act (after a play whose bots were interrupted); the view."""
+        self._advance()
+        return self.view()
+
     def _advance(self) -> None:
         while not self.game.over and self.game.current_player != self.human:
             self._step(self.players[self.game.current_player](self.game))

@@ -176,7 +176,9 @@ def client(onnx_model):
 
     from cuatrola_env.serve import create_app
 
-    return TestClient(create_app(onnx_model, max_body=4096))
+    from cuatrola_env.guard import ServiceLimits
+
+    return TestClient(create_app(onnx_model, ServiceLimits(max_body=4096)))
 
 
 def test_service_health_and_act(client):
@@ -216,7 +218,7 @@ def test_service_bounds_the_request_size(client):
 
 
 def test_service_browser_game_flow(client):
-    r = client.post("/v1/games", json={"seat": 2, "bots": ["heuristic", "random", "expert"], "target": 3, "seed": 5})
+    r = client.post("/v1/games", json={"seat": 2, "bots": ["heuristic", "random", "expert"], "target": 3})
     assert r.status_code == 200, r.text
     view = r.json()
     gid = view["id"]

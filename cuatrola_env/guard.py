@@ -1,0 +1,318 @@
+"""What keeps the bot service up under load and abuse: every limit of :mod:`cuatrola_env.serve`.
+
+==========================  ==========================================================  =========
+piece                       what it bounds                                              default
+==========================  ==========================================================  =========
+:class:`ServiceLimits`      every limit below, one documented option each               -
+:class:`RequestGuard`       a request body's size (413) and how long it may take to     16 KiB,
+                            arrive (408)                                                10 s
+:func:`header_timeout`      how long a connection may take to send a request's          10 s
+                            headers (then it is closed)
+:class:`SearchPool`         level ``master`` runs in worker processes: at most          1 + 4,
+                            ``workers`` at once and ``queue`` more waiting, at most     2 a client
+                            ``per_client`` of them from one client; beyond, 503 with
+                            ``Retry-After``
+:class:`GameStore`          browser games: at most ``per_client`` live games a client   8, 1,000,
+                            (its own oldest is dropped for a new one), ``max_games``    30 min
+                            in all (then 503), each forgotten after ``idle`` seconds
+                            unused; no client can drop another's game
+==========================  ==========================================================  =========
+
+The search runs in other processes so that a search never holds the interpreter lock of the
+process that answers ``/v1/health`` and the cheap levels: those never wait behind a search.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
+
+from .bot import Bot
+
+
+@dataclass(frozen=True)
+class ServiceLimits:
+    """The service's limits; each is a ``cuatrola-serve`` option of the same name."""
+
+    max_body: int = field(default=16 * 1024, metadata={"help": "largest request body, in bytes (413 beyond)"})
+    body_timeout: float = field(default=10.0, metadata={"help": "seconds a request body may take to arrive (408 beyond)"})
+    header_timeout: float = field(default=10.0, metadata={"help": "seconds a connection may take to send its headers"})
+    max_connections: int = field(default=1000, metadata={"help": "open connections and requests at once (503 beyond)"})
+    search_workers: int = field(default=1, metadata={"help": "processes running level master (one core each)"})
+    search_queue: int = field(default=4, metadata={"help": "master requests that may wait for a worker (503 beyond)"})
+    search_per_client: int = field(default=2, metadata={"help": "master requests one client may have running or waiting"})
+    max_games: int = field(default=1000, metadata={"help": "browser games held in all (503 beyond)"})
+    games_per_client: int = field(default=8, metadata={"help": "live browser games one client may hold"})
+    game_idle: float = field(default=1800.0, metadata={"help": "seconds after which an unused browser game is forgotten"})
+    allow_seed: bool = field(default=False, metadata={
+        "help": "debugging only: accept a client-chosen deal seed in POST /v1/games (whoever knows the seed knows every hand)"})
+
+    def __post_init__(self):
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.type != "bool" and (isinstance(v, bool) or not v > 0):
+                raise ValueError(f"{f.name} must be positive, got {v!r}")
+
+
+class Busy(Exception):
+    """The service cannot take this request now; ``retry_after`` seconds is a fair wait."""
+
+    def __init__(self, message: str, retry_after: int = 1):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+# --------------------------------------------------------------------------- request bodies
+def _json_answer(status: int, detail: str) -> tuple[dict, dict]:
+    body = json.dumps({"detail": detail}).encode()
+    start = {"type": "http.response.start", "status": status,
+             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]}
+    return start, {"type": "http.response.body", "body": body}
+
+
+class RequestGuard:
+    """ASGI middleware: a request body over ``max_body`` bytes gets 413 (whether or not it declares
+    its length), one that has not fully arrived ``body_timeout`` seconds after the headers 408;
+    either before anything parses it."""
+
+    def __init__(self, app, max_body: int, body_timeout: float):
+        self.app, self.max_body, self.body_timeout = app, max_body, body_timeout
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH"):
+            return await self.app(scope, receive, send)
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            return await self._answer(send, 413, f"request body larger than {self.max_body} bytes")
+        deadline = time.monotonic() + self.body_timeout
+        body, more = b"", True
+        while more:  # read the whole body, up to the limits
+            try:
+                msg = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                return await self._answer(send, 408, f"the request body did not arrive within {self.body_timeout:g} s")
+            if msg["type"] == "http.disconnect":
+                return None
+            body += msg.get("body", b"")
+            more = msg.get("more_body", False)
+            if len(body) > self.max_body:
+                return await self._answer(send, 413, f"request body larger than {self.max_body} bytes")
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        return await self.app(scope, replay, send)
+
+    @staticmethod
+    async def _answer(send, status: int, detail: str) -> None:
+        for message in _json_answer(status, detail):
+            await send(message)
+
+
+def header_timeout(protocol: type, seconds: float) -> type:
+    """A subclass of uvicorn's HTTP ``protocol`` that closes a connection which has not sent a whole
+    request's headers ``seconds`` after it opened or after its last response (slow or stalled clients)."""
+
+    class HeaderTimeout(protocol):
+        _header_timer = None
+        _waiting_cycle = None
+
+        def connection_made(self, transport):
+            super().connection_made(transport)
+            self._arm_header_timer()
+
+        def connection_lost(self, exc):
+            self._cancel_header_timer()
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.cycle is not self._waiting_cycle:  # a new request's headers are in
+                self._cancel_header_timer()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm_header_timer()
+
+        def _arm_header_timer(self) -> None:
+            self._cancel_header_timer()
+            self._waiting_cycle = self.cycle
+            self._header_timer = self.loop.call_later(seconds, self._headers_too_slow)
+
+        def _cancel_header_timer(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _headers_too_slow(self) -> None:
+            self._header_timer = None
+            if self.cycle is self._waiting_cycle and not self.transport.is_closing():
+                self.transport.close()
+
+    HeaderTimeout.__name__ = HeaderTimeout.__qualname__ = f"HeaderTimeout{protocol.__name__}"
+    return HeaderTimeout
+
+
+# --------------------------------------------------------------------------- search
+_worker_bot: Bot | None = None  # the model of a search worker process
+
+
+def _start_worker(model: str) -> None:
+    """Load the model in a search worker process and compile the solver there."""
+    global _worker_bot
+    from agents.solver import warm_up
+
+    _worker_bot = Bot.load(model, level="master")
+    warm_up()
+
+
+def _ready() -> bool:
+    return _worker_bot is not None
+
+
+def _search(state: dict) -> dict:
+    """Level master's decision for ``state``, in a worker process (a fresh search seed each call)."""
+    return _worker_bot.with_level("master", secrets.randbits(31)).decide(state)
+
+
+class SearchPool:
+    """Level-master decisions in ``workers`` processes, with a bounded queue in front of them.
+
+    A request first takes a :meth:`slot` (from the event loop, before it changes anything), which
+    raises :class:`Busy` when ``workers + queue`` requests are already running or waiting, or
+    ``per_client`` of them are the same client's; then it asks :meth:`decide` (or, from a worker
+    thread, :meth:`decide_blocking`: a browser game's bots). A worker process that dies is replaced
+    and its request answered with :class:`Busy`, never left hanging.
+    """
+
+    def __init__(self, model: str, workers: int, queue: int, per_client: int):
+        self.model, self.workers, self.capacity, self.per_client = model, workers, workers + queue, per_client
+        self._lock = threading.Lock()
+        self._taken: dict[str, int] = {}
+        self._start()
+
+    def _start(self) -> None:
+        context = multiprocessing.get_context("spawn")  # no fork of a threaded server
+        self._executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker,
+                                             initargs=(self.model,))
+        self._warm = [self._executor.submit(_ready) for _ in range(self.workers)]
+
+    @property
+    def ready(self) -> bool:
+        """Whether the workers have loaded the model and compiled the solver."""
+        return all(f.done() for f in self._warm)
+
+    @property
+    def in_use(self) -> int:
+        return sum(self._taken.values())
+
+    @contextmanager
+    def slot(self, client: str):
+        """A place in the pool for one request of ``client``, or :class:`Busy`."""
+        with self._lock:
+            if sum(self._taken.values()) >= self.capacity:
+                raise Busy(f"the search is busy ({self.capacity} master requests running or waiting); retry shortly")
+            if self._taken.get(client, 0) >= self.per_client:
+                raise Busy(f"this client already has {self.per_client} master requests running or waiting")
+            self._taken[client] = self._taken.get(client, 0) + 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._taken[client] -= 1
+                if not self._taken[client]:
+                    del self._taken[client]
+
+    @contextmanager
+    def _restart_if_broken(self):
+        try:
+            yield
+        except BrokenProcessPool:
+            with self._lock:
+                old = self._executor
+                self._start()
+            old.shutdown(wait=False, cancel_futures=True)
+            raise Busy("a search worker stopped; it is being restarted") from None
+
+    async def decide(self, state: dict) -> dict:
+        with self._restart_if_broken():
+            return await asyncio.wrap_future(self._executor.submit(_search, state))
+
+    def decide_blocking(self, state: dict) -> dict:
+        with self._restart_if_broken():
+            return self._executor.submit(_search, state).result()
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+# --------------------------------------------------------------------------- browser games
+@dataclass
+class Held:
+    """One browser game held by the service."""
+
+    table: object
+    owner: str
+    used: float
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class GameStore:
+    """Browser games by id, capped per client and in all, forgotten when idle.
+
+    A client over ``per_client`` live games loses its own least recently used one; when
+    ``max_games`` are held and none is idle, a new game is refused (:class:`Busy`): no client
+    can make the service drop another client's game.
+    """
+
+    def __init__(self, max_games: int, per_client: int, idle: float, clock=time.monotonic):
+        self.max_games, self.per_client, self.idle, self.clock = max_games, per_client, idle, clock
+        self._games: OrderedDict[str, Held] = OrderedDict()  # least recently used first
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def _forget_idle(self) -> None:
+        cutoff = self.clock() - self.idle
+        while self._games and next(iter(self._games.values())).used < cutoff:
+            self._games.popitem(last=False)
+
+    def add(self, table, owner: str) -> str:
+        with self._lock:
+            self._forget_idle()
+            mine = [gid for gid, held in self._games.items() if held.owner == owner]
+            for gid in mine[: max(0, len(mine) - self.per_client + 1)]:
+                del self._games[gid]  # the client's own oldest games make room for its new one
+            if len(self._games) >= self.max_games:
+                raise Busy(f"the service holds its maximum of {self.max_games} games; retry later", retry_after=60)
+            gid = secrets.token_urlsafe(12)
+            self._games[gid] = Held(table, owner, self.clock())
+            return gid
+
+    def get(self, gid: str) -> Held | None:
+        with self._lock:
+            self._forget_idle()
+            held = self._games.get(gid)
+            if held is not None:
+                held.used = self.clock()
+                self._games.move_to_end(gid)
+            return held
+
+
+__all__ = ["Busy", "GameStore", "RequestGuard", "SearchPool", "ServiceLimits", "header_timeout"]

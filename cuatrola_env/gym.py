@@ -32,6 +32,11 @@ from .vector import Mode
 Policy = Callable[[np.ndarray, np.ndarray], int]
 
 
+class PolicyError(ValueError):
+    """A partner or opponent policy returned something that is not a legal action; the message
+    names the seat. The episode cannot go on: call ``reset()``."""
+
+
 class CuatrolaGymEnv(gymnasium.Env):
     """One learning seat of Cuatrola against given policies.
 
@@ -79,6 +84,7 @@ class CuatrolaGymEnv(gymnasium.Env):
         self.observation_space = spaces.Box(low=0.0, high=2.0, shape=(OBS_DIM,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._forfeit = False
+        self._interrupted = False  # a policy of another seat failed mid-episode: only reset() goes on
 
     def _policy(self, p, what: str) -> Policy:
         if p == "random":
@@ -114,6 +120,8 @@ class CuatrolaGymEnv(gymnasium.Env):
         return self.game.observe(self.seat), self._info()
 
     def step(self, action):
+        if self._interrupted:
+            raise ValueError("the episode was interrupted by a failing partner or opponent policy: call reset()")
         if self.game.over or self._forfeit:
             raise ValueError("the episode is over: call reset()")
         if self.game.current_player != self.seat:  # pragma: no cover - guarded by _play_others
@@ -160,15 +168,28 @@ class CuatrolaGymEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ internals
     def _play_others(self) -> float:
+        """The other seats' decisions until the learning seat is to act or the episode ends. A
+        policy that fails (or returns an illegal action) leaves the episode interrupted."""
         reward = 0.0
         g = self.game
+        self._interrupted = True
         while not g.over and g.current_player != self.seat:
             seat = g.current_player
             mask = g.legal_mask()
-            action = self._policy_of(seat)(g.observe(seat), mask)
-            rewards, _ = g.step(int(action))
+            action = self._legal_choice(self._policy_of(seat)(g.observe(seat), mask), seat, mask)
+            rewards, _ = g.step(action)
             reward += float(rewards[self.seat])
+        self._interrupted = False
         return reward
+
+    def _legal_choice(self, action, seat: int, mask: np.ndarray) -> int:
+        a = np.asarray(action)
+        if a.shape in ((), (1,)) and np.issubdtype(a.dtype, np.integer) and 0 <= int(a.reshape(())) < NUM_ACTIONS:
+            if mask[int(a.reshape(()))]:
+                return int(a.reshape(()))
+        role = "partner" if seat == (self.seat + 2) % 4 else "opponent"
+        raise PolicyError(f"the {role} policy (seat {seat}) returned {action!r:.40}, which is not a legal action; "
+                          f"legal actions were {np.flatnonzero(mask).tolist()}. The episode is interrupted: call reset()")
 
     def _info(self) -> dict:
         return {"action_mask": self.action_masks(), "seat": self.seat}

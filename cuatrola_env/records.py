@@ -28,7 +28,15 @@ import tempfile
 from pathlib import Path
 
 from .game import RECORD_FORMAT, RECORD_VERSION, Game
-from .rules import CONTRACT_NAMES, SUIT_NAMES, action_name, card_name, get_rules
+from .rules import CONTRACT_NAMES, MAX_DECISIONS_PER_HAND, NUM_ACTIONS, NUM_CARDS, SUIT_NAMES, action_name, card_name, get_rules
+
+#: the largest record file read by default (a full match to 21 is far smaller)
+MAX_RECORD_BYTES = 4 * 1024 * 1024
+
+TOP_KEYS = {"format", "version", "rules", "mode", "hands", "match"}
+HAND_KEYS = {"dealer", "muestra", "hands", "score_before", "actions", "seats", "result"}
+RESULT_KEYS = {"contract", "declarer", "winner_team", "game_points", "points", "cante_points", "tricks_won",
+               "trick_winners", "cantes", "score_after"}
 
 
 class RecordError(ValueError):
@@ -50,81 +58,176 @@ def save_record(record: dict, path: str | os.PathLike) -> Path:
     return path
 
 
-def load_record(path: str | os.PathLike) -> dict:
-    """Read a record file and check its shape (not yet its plays: see :func:`replay`)."""
+def load_record(path: str | os.PathLike, max_bytes: int = MAX_RECORD_BYTES) -> dict:
+    """Read a record file of at most ``max_bytes`` and check its shape (not yet its plays: see
+    :func:`replay`); :class:`RecordError` says what is wrong, whatever the file holds."""
+    path = Path(path)
     try:
-        rec = json.loads(Path(path).read_text())
+        with open(path, "rb") as f:
+            data = f.read(max_bytes + 1)
     except FileNotFoundError:
         raise RecordError(f"no record file at {path}") from None
+    except IsADirectoryError:
+        raise RecordError(f"{path} is a directory, not a record file") from None
+    except OSError as e:
+        raise RecordError(f"{path} cannot be read: {e.strerror or e}") from None
+    if len(data) > max_bytes:
+        raise RecordError(f"{path} is larger than {max_bytes} bytes (the limit; --max-bytes raises it)")
+    try:
+        rec = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise RecordError(f"{path} is not UTF-8 text: byte {e.start} is {data[e.start:e.start + 1]!r}") from None
     except json.JSONDecodeError as e:
         raise RecordError(f"{path} is not JSON: {e}") from None
+    except RecursionError:
+        raise RecordError(f"{path} nests JSON too deeply to be a record") from None
     check_record(rec)
     return rec
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _ints(value, field: str, lo: int, hi: int, length: int | None = None, max_length: int | None = None) -> None:
+    """``value`` must be a list of integers in ``lo..hi`` (of ``length``, or at most ``max_length``)."""
+    if not isinstance(value, list):
+        raise RecordError(f"{field} must be a list, got {type(value).__name__}")
+    if length is not None and len(value) != length:
+        raise RecordError(f"{field} must have {length} entries, got {len(value)}")
+    if max_length is not None and len(value) > max_length:
+        raise RecordError(f"{field} has {len(value)} entries, at most {max_length} are possible")
+    for j, x in enumerate(value):
+        if not _is_int(x) or not lo <= x <= hi:
+            raise RecordError(f"{field}[{j}] must be an integer in {lo}..{hi}, got {x!r:.40}")
+
+
+def _check_hand(h, i: int) -> None:
+    f = f"hands[{i}]"
+    if not isinstance(h, dict):
+        raise RecordError(f"{f} must be an object, got {type(h).__name__}")
+    for key in ("dealer", "muestra", "hands", "actions"):
+        if key not in h:
+            raise RecordError(f"{f} lacks {key!r}")
+    unknown = sorted(set(h) - HAND_KEYS)
+    if unknown:
+        raise RecordError(f"{f} has unknown key(s) {unknown}")
+    for key, hi in (("dealer", 3), ("muestra", NUM_CARDS - 1)):
+        if not _is_int(h[key]) or not 0 <= h[key] <= hi:
+            raise RecordError(f"{f}.{key} must be an integer in 0..{hi}, got {h[key]!r:.40}")
+    if not isinstance(h["hands"], list) or len(h["hands"]) != 4:
+        raise RecordError(f"{f}.hands must be 4 lists of 5 card ids (seat order)")
+    for s, cards in enumerate(h["hands"]):
+        _ints(cards, f"{f}.hands[{s}]", 0, NUM_CARDS - 1, length=5)
+    if not isinstance(h["actions"], list) or not all(_is_int(a) for a in h["actions"]):
+        raise RecordError(f"{f}.actions must be a list of integer action ids")
+    _ints(h["actions"], f"{f}.actions", 0, NUM_ACTIONS - 1, max_length=MAX_DECISIONS_PER_HAND)
+    if h.get("score_before") is not None:
+        _ints(h["score_before"], f"{f}.score_before", 0, 10_000, length=2)
+    if h.get("seats") is not None:
+        _ints(h["seats"], f"{f}.seats", 0, 3, length=len(h["actions"]))
+    result = h.get("result")
+    if result is not None:
+        if not isinstance(result, dict):
+            raise RecordError(f"{f}.result must be an object, got {type(result).__name__}")
+        if set(result) != RESULT_KEYS:
+            raise RecordError(f"{f}.result must have exactly the keys {sorted(RESULT_KEYS)}: "
+                              f"unknown {sorted(set(result) - RESULT_KEYS)}, missing {sorted(RESULT_KEYS - set(result))}")
 
 
 def check_record(rec: dict) -> None:
     """Raise :class:`RecordError` naming the first malformed field."""
     if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
         raise RecordError(f"not a Cuatrola record: 'format' must be {RECORD_FORMAT!r}")
-    if rec.get("version") != RECORD_VERSION:
-        raise RecordError(f"unsupported record version {rec.get('version')!r} (this code reads {RECORD_VERSION})")
+    if rec.get("version") != RECORD_VERSION or not _is_int(rec.get("version")):
+        raise RecordError(f"unsupported record version {rec.get('version')!r:.40} (this code reads {RECORD_VERSION})")
+    unknown = sorted(set(rec) - TOP_KEYS)
+    if unknown:
+        raise RecordError(f"unknown key(s) {unknown} (a record's keys are {', '.join(sorted(TOP_KEYS))})")
     try:
         get_rules(rec.get("rules"))
     except (TypeError, ValueError) as e:
         raise RecordError(f"bad 'rules': {e}") from None
     if rec.get("mode") not in ("hand", "match"):
-        raise RecordError(f"'mode' must be 'hand' or 'match', got {rec.get('mode')!r}")
+        raise RecordError(f"'mode' must be 'hand' or 'match', got {rec.get('mode')!r:.40}")
     hands = rec.get("hands")
     if not isinstance(hands, list) or not hands:
         raise RecordError("'hands' must be a non-empty list")
+    if rec["mode"] == "hand" and len(hands) != 1:
+        raise RecordError(f"'hands': a hand record holds one hand, this one {len(hands)}")
     for i, h in enumerate(hands):
-        for key in ("dealer", "muestra", "hands", "actions"):
-            if key not in h:
-                raise RecordError(f"hands[{i}] lacks {key!r}")
-        if not isinstance(h["actions"], list) or not all(isinstance(a, int) for a in h["actions"]):
-            raise RecordError(f"hands[{i}].actions must be a list of integer action ids")
+        _check_hand(h, i)
+    if rec["mode"] == "hand" and "match" in rec:
+        raise RecordError("'match': a hand record has no match summary")
+    if rec["mode"] == "match":
+        summary = rec.get("match")
+        if not isinstance(summary, dict) or set(summary) != {"final_score", "winner_team"}:
+            raise RecordError("'match' must be an object with exactly 'final_score' and 'winner_team' (a finished match)")
 
 
 def replay(rec: dict) -> list[dict]:
     """Replay a record through the engine; returns the engine's result of each hand.
 
     Raises :class:`RecordError` naming the hand and decision where an action is illegal,
-    where a hand ends earlier or later than recorded, or where a stored result differs.
+    where a hand ends earlier or later than recorded, where a stored result or the match
+    summary differs, or where a match record has hands after the match ended or ends before.
     """
     check_record(rec)
     results = []
     for i, h in enumerate(rec["hands"]):
-        g = Game(rules=rec["rules"], mode=rec["mode"])
-        try:
-            g.reset(hands=h["hands"], dealer=h["dealer"], muestra=h["muestra"], score=h.get("score_before"))
-        except ValueError as e:
-            raise RecordError(f"hands[{i}]: bad deal: {e}") from None
-        seats = h.get("seats")
-        for j, a in enumerate(h["actions"]):
-            if g._hands[-1]["result"] is not None:
-                raise RecordError(f"hands[{i}]: the hand ended before action {j}")
-            if seats is not None and seats[j] != g.current_player:
-                raise RecordError(f"hands[{i}], decision {j}: recorded seat {seats[j]}, but seat {g.current_player} is to act")
-            try:
-                g.step(a)
-            except ValueError as e:
-                raise RecordError(f"hands[{i}], decision {j}: {e}") from None
-        got = g._hands[0]["result"]
-        if got is None:
-            raise RecordError(f"hands[{i}]: the actions stop before the hand ends")
+        got, match_over = _replay_hand(rec, i)
         stored = h.get("result")
-        if stored is not None:
-            for key, value in stored.items():
-                if got.get(key) != value:
-                    raise RecordError(f"hands[{i}]: result {key!r} is {value!r} in the record, {got.get(key)!r} on replay")
-        if i + 1 < len(rec["hands"]) and rec["mode"] == "match":
-            nxt = rec["hands"][i + 1]
-            if nxt.get("score_before") != got["score_after"]:
-                raise RecordError(f"hands[{i + 1}]: score_before {nxt.get('score_before')} != previous score_after")
-            if nxt["dealer"] != (h["dealer"] + 1) % 4:
-                raise RecordError(f"hands[{i + 1}]: dealer should be {(h['dealer'] + 1) % 4} (the deal passes on)")
+        for key, value in (stored or {}).items():
+            if got[key] != value:
+                raise RecordError(f"hands[{i}]: result {key!r} is {value!r:.60} in the record, {got[key]!r} on replay")
+        if rec["mode"] == "match":
+            _check_match_continues(rec, i, got, match_over)
         results.append(got)
+    if rec["mode"] == "match":
+        want = {"final_score": results[-1]["score_after"], "winner_team": results[-1]["winner_team"]}
+        for key, value in want.items():
+            if rec["match"][key] != value:
+                raise RecordError(f"match: {key!r} is {rec['match'][key]!r:.60} in the record, {value!r} on replay")
     return results
+
+
+def _replay_hand(rec: dict, i: int) -> tuple[dict, bool]:
+    """The engine's result of ``rec["hands"][i]``, and whether the episode (the match) is then over."""
+    h = rec["hands"][i]
+    g = Game(rules=rec["rules"], mode=rec["mode"])
+    try:
+        g.reset(hands=h["hands"], dealer=h["dealer"], muestra=h["muestra"], score=h.get("score_before"))
+    except ValueError as e:
+        raise RecordError(f"hands[{i}]: bad deal: {e}") from None
+    seats = h.get("seats")
+    for j, a in enumerate(h["actions"]):
+        if g.last_result is not None:
+            raise RecordError(f"hands[{i}]: the hand ended before action {j}")
+        if seats is not None and seats[j] != g.current_player:
+            raise RecordError(f"hands[{i}], decision {j}: recorded seat {seats[j]}, but seat {g.current_player} is to act")
+        try:
+            g.step(a)
+        except ValueError as e:
+            raise RecordError(f"hands[{i}], decision {j}: {e}") from None
+    if g.last_result is None:
+        raise RecordError(f"hands[{i}]: the actions stop before the hand ends")
+    return g.last_result, g.over
+
+
+def _check_match_continues(rec: dict, i: int, got: dict, match_over: bool) -> None:
+    """After hand ``i`` of a match: more hands exactly while the match is not over, each dealt on."""
+    last = i + 1 == len(rec["hands"])
+    if match_over and not last:
+        raise RecordError(f"hands[{i + 1}]: the match was over after hands[{i}] (score {got['score_after']})")
+    if last and not match_over:
+        raise RecordError(f"hands: the record ends after hands[{i}], before the match is over (score {got['score_after']})")
+    if last:
+        return
+    nxt = rec["hands"][i + 1]
+    if nxt.get("score_before") != got["score_after"]:
+        raise RecordError(f"hands[{i + 1}]: score_before {nxt.get('score_before')} != previous score_after")
+    if nxt["dealer"] != (rec["hands"][i]["dealer"] + 1) % 4:
+        raise RecordError(f"hands[{i + 1}]: dealer should be {(rec['hands'][i]['dealer'] + 1) % 4} (the deal passes on)")
 
 
 def format_record(rec: dict) -> str:
@@ -148,7 +251,7 @@ def format_record(rec: dict) -> str:
         cantes = res.get("cantes", [])
         size = 4 if res.get("declarer") is None else 3  # display only: a declarer's partner sits out
         for k, t in enumerate(range(4, len(acts), size)):
-            trick = ", ".join(f"{w} {card_name(c)}" for w, c in zip(who[t : t + size], acts[t : t + size], strict=False))
+            trick = ", ".join(f"{w} {action_name(c)}" for w, c in zip(who[t : t + size], acts[t : t + size], strict=False))
             line = f"  trick {k + 1}: {trick}"
             if k < len(winners):
                 line += f"  -> player_{winners[k]}"

@@ -3,8 +3,9 @@
     python -m cuatrola_env.replay FILE            # pretty-print the record
     python -m cuatrola_env.replay FILE --check    # also replay it through the engine
 
-Exit status 0 when the record is well formed (and, with --check, replays to its stored
-results), 2 otherwise, with the reason on stderr.
+Exit status 0 when the record is well formed (and, with --check, replays to everything it
+claims: every hand's result, the hand count, the match summary), 2 otherwise, with the reason
+on stderr. Files over ``--max-bytes`` (4 MiB by default) are refused unread.
 """
 
 from __future__ import annotations
@@ -12,19 +13,22 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .records import RecordError, format_record, load_record, replay
+from .records import MAX_RECORD_BYTES, RecordError, format_record, load_record, replay
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m cuatrola_env.replay", description="Print and check a Cuatrola game record.")
     p.add_argument("file", help="a record written by the environments (JSON)")
     p.add_argument("--check", action="store_true", help="replay every hand through the engine and compare the results")
+    p.add_argument("--max-bytes", type=int, default=MAX_RECORD_BYTES,
+                   help=f"refuse a file larger than this (default {MAX_RECORD_BYTES})")
     a = p.parse_args(argv)
     try:
-        rec = load_record(a.file)
+        rec = load_record(a.file, a.max_bytes)
+        if a.check:  # before printing: only a record that replays is described
+            replay(rec)
         print(format_record(rec))
         if a.check:
-            replay(rec)
             print(f"\nreplay check: {len(rec['hands'])} hand(s) reproduced exactly")
     except RecordError as e:
         print(f"error: {e}", file=sys.stderr)

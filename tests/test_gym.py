@@ -134,3 +134,36 @@ def test_no_leak_other_hands_during_bidding():
         oa, _ = a.reset(options={"hands": h.tolist(), "dealer": 0, "muestra": int(h[0, 0])})
         ob, _ = b.reset(options={"hands": h[[0, 3, 1, 2]].tolist(), "dealer": 0, "muestra": int(h[0, 0])})
         assert np.array_equal(oa, ob), "seat 0 bids last; the three passes before it reveal nothing"
+
+
+@pytest.mark.parametrize("role, bad", [("partner", 99), ("opponents", "quintola"), ("partner", 2.0), ("opponents", None)])
+def test_an_illegal_action_from_another_seats_policy_names_the_seat_and_reset_recovers(role, bad):
+    """A user's partner or opponent policy that returns an illegal action (the first time it is
+    asked, mid-``reset``, then legal ones): a clear error naming the seat, then ``step`` refuses
+    until ``reset``, and ``reset`` gives a normal episode."""
+    from cuatrola_env.gym import PolicyError
+
+    calls = []
+
+    def flaky(obs, mask):
+        calls.append(1)
+        return bad if len(calls) == 1 else int(np.flatnonzero(mask)[0])
+
+    # seat 3 learns; la mano is the seat after the dealer, so the partner (seat 1) or an opponent acts first
+    for dealer in range(4):
+        calls.clear()
+        env = CuatrolaGymEnv(seat=3, **{role: flaky})
+        first = (dealer + 1) % 4
+        if first == 3 or (role == "partner") != (first == 1):
+            continue
+        with pytest.raises(PolicyError, match=rf"the {role.rstrip('s')} policy \(seat {first}\) returned"):
+            env.reset(options={"hands": [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [10, 11, 12, 13, 14], [15, 16, 17, 18, 19]],
+                               "dealer": dealer, "muestra": 5 * dealer})
+        with pytest.raises(ValueError, match="call reset"):
+            env.step(20)
+        obs, info = env.reset(seed=1)
+        done = False
+        while not done:
+            obs, reward, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        return
+    raise AssertionError("no dealer put the policy's seat first")

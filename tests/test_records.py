@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
 import sys
 
@@ -121,3 +122,92 @@ def test_pretty_printer_and_cli(tmp_path):
     out = subprocess.run([sys.executable, "-m", "cuatrola_env.replay", str(tmp_path / "bad.json"), "--check"],
                          capture_output=True, text=True)
     assert out.returncode == 2 and "winner_team" in out.stderr
+
+
+# --------------------------------------------------------------------------- the whole record is checked
+def _check_cli(path, *extra) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cuatrola_env.replay", str(path), "--check", *extra],
+                          capture_output=True, text=True)
+
+
+def _cut_after_first_hand(r):
+    del r["hands"][1:]
+
+
+def _extra_action_after_first_hand(r):
+    r["hands"][0]["actions"].append(r["hands"][1]["actions"][0])
+    r["hands"][0]["seats"].append(r["hands"][1]["seats"][0])
+
+
+def _hand_after_the_match(r):
+    r["hands"].append(copy.deepcopy(r["hands"][-1]))
+
+
+@pytest.mark.parametrize("tamper, message", [
+    (lambda r: r["match"].update(final_score=[0, 0]), "match: 'final_score'"),
+    (lambda r: r["match"].update(winner_team=1 - r["match"]["winner_team"]), "match: 'winner_team'"),
+    (_cut_after_first_hand, "before the match is over"),
+    (_extra_action_after_first_hand, r"hands\[0\]: the hand ended before action"),
+    (_hand_after_the_match, "the match was over after"),
+    (lambda r: r.pop("match"), "'match' must be an object"),
+])
+def test_tampered_match_records_exit_2(tmp_path, tamper, message):
+    rec = random_record(21, mode="match")
+    assert len(rec["hands"]) >= 2
+    bad = copy.deepcopy(rec)
+    tamper(bad)
+    path = save_record(bad, tmp_path / "bad.json")
+    out = _check_cli(path)
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert re.search(message, out.stderr), out.stderr
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: r["hands"][0].update(dealer="x"), r"hands\[0\]\.dealer must be an integer"),
+    (lambda r: r["hands"][0].update(dealer=True), r"hands\[0\]\.dealer must be an integer"),
+    (lambda r: r["hands"][0].update(muestra=99), r"hands\[0\]\.muestra must be an integer in 0..19"),
+    (lambda r: r["hands"][0].update(hands=[1]), r"hands\[0\]\.hands must be 4 lists"),
+    (lambda r: r["hands"][0].update(result="won"), r"hands\[0\]\.result must be an object"),
+    (lambda r: r["hands"][0]["result"].pop("points"), r"missing \['points'\]"),
+    (lambda r: r["hands"][0].update(seats=[0]), r"hands\[0\]\.seats must have"),
+    (lambda r: r["hands"][0].update(score_before=[0]), r"hands\[0\]\.score_before must have 2"),
+    (lambda r: r["hands"][0]["actions"].extend([20] * 30), r"at most 24 are possible"),
+    (lambda r: r.update(hands=r["hands"] * 2), "a hand record holds one hand"),
+    (lambda r: r.update(match={"final_score": [5, 0], "winner_team": 0}), "a hand record has no match summary"),
+    (lambda r: r.update(extra=1), r"unknown key\(s\) \['extra'\]"),
+])
+def test_malformed_fields_exit_2_naming_the_field(tmp_path, change, message):
+    bad = random_record(5)
+    change(bad)
+    path = save_record(bad, tmp_path / "bad.json")
+    out = _check_cli(path)
+    assert out.returncode == 2 and re.search(message, out.stderr), out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_files_that_are_not_records_exit_2(tmp_path):
+    cases = {
+        "deep.json": ("[" * 100_000 + "]" * 100_000).encode(),
+        "latin1.json": b'{"format": "cuatrola-record", "name": "\xe9"}',
+        "nan.json": json.dumps({**random_record(5), "version": float("nan")}).encode(),
+    }
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "dir.json").mkdir()
+    for name, message in [("deep.json", "nests JSON too deeply"), ("latin1.json", "not UTF-8"),
+                          ("nan.json", "unsupported record version"), ("dir.json", "is a directory")]:
+        out = _check_cli(tmp_path / name)
+        assert out.returncode == 2 and message in out.stderr, (name, out.stderr)
+        assert "Traceback" not in out.stderr
+    path = save_record(random_record(5), tmp_path / "ok.json")
+    out = _check_cli(path, "--max-bytes", "1000")
+    assert out.returncode == 2 and "larger than 1000 bytes" in out.stderr
+    assert _check_cli(path).returncode == 0
+
+
+def test_every_untampered_record_checks(tmp_path):
+    for i, (rules, mode) in enumerate([(r, m) for r in ("online", "traditional") for m in ("hand", "match")] * 3):
+        path = save_record(random_record(300 + i, rules, mode), tmp_path / f"r{i}.json")
+        out = _check_cli(path)
+        assert out.returncode == 0, out.stderr

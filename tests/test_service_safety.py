@@ -60,9 +60,9 @@ def test_non_finite_huge_surrogate_and_boolean_values_get_a_4xx(client, bad):
     connection), and the service stays healthy."""
     gid = new_game(client)
     bodies = {
-        "/v1/act": '{"state": {"seat": %s, "dealer": 0, "muestra": 13, "hand": [0, 4, 9, 17, 19]}}' % bad,
-        "/v1/games": '{"seat": %s}' % bad,
-        f"/v1/games/{gid}/act": '{"action": %s}' % bad,
+        "/v1/act": f'{{"state": {{"seat": {bad}, "dealer": 0, "muestra": 13, "hand": [0, 4, 9, 17, 19]}}}}',
+        "/v1/games": f'{{"seat": {bad}}}',
+        f"/v1/games/{gid}/act": f'{{"action": {bad}}}',
     }
     for path, text in bodies.items():
         r = raw(client, path, text)
@@ -72,8 +72,8 @@ def test_non_finite_huge_surrogate_and_boolean_values_get_a_4xx(client, bad):
 
 
 def test_a_lone_surrogate_in_a_key_or_string_field_gets_a_4xx(client):
-    for text in ('{"state": {"\\ud800": 1}}', '{"state": %s, "level": "\\udfff"}' % json.dumps(BASE),
-                 '{"state": %s, "\\ud800x": 1}' % json.dumps(BASE)):
+    for text in ('{"state": {"\\ud800": 1}}', f'{{"state": {json.dumps(BASE)}, "level": "\\udfff"}}',
+                 f'{{"state": {json.dumps(BASE)}, "\\ud800x": 1}}'):
         r = raw(client, "/v1/act", text)
         assert r.status_code == 422, r.text
         json.loads(r.content.decode("ascii"))  # the answer itself is plain, valid JSON

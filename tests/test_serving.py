@@ -174,9 +174,8 @@ def client(onnx_model):
     pytest.importorskip("fastapi")
     from fastapi.testclient import TestClient
 
-    from cuatrola_env.serve import create_app
-
     from cuatrola_env.guard import ServiceLimits
+    from cuatrola_env.serve import create_app
 
     return TestClient(create_app(onnx_model, ServiceLimits(max_body=4096)))
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import multiprocessing
+import os
 import secrets
 import threading
 import time
@@ -171,14 +172,26 @@ def header_timeout(protocol: type, seconds: float) -> type:
 # --------------------------------------------------------------------------- search
 _worker_bot: Bot | None = None  # the model of a search worker process
 
+#: how much lower the search workers' CPU priority is than the service's (Unix niceness)
+SEARCH_NICENESS = 10
+
 
 def _start_worker(model: str) -> None:
-    """Load the model in a search worker process and compile the solver there."""
+    """Load the model in a search worker process and compile the solver there; the worker ends
+    itself if the service dies (a killed server leaves no searching orphan behind)."""
     global _worker_bot
     from agents.solver import warm_up
 
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    os.nice(SEARCH_NICENESS)  # when cores are short, the service's own process (health, cheap levels) goes first
     _worker_bot = Bot.load(model, level="master")
     warm_up()
+
+
+def _exit_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
 
 
 def _ready() -> bool:
@@ -258,7 +271,11 @@ class SearchPool:
             return self._executor.submit(_search, state).result()
 
     def close(self) -> None:
+        """Stop the workers now (a search in progress is abandoned)."""
+        processes = list((self._executor._processes or {}).values())
         self._executor.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:
+            proc.terminate()
 
 
 # --------------------------------------------------------------------------- browser games

@@ -33,6 +33,7 @@ import importlib.util
 import json
 import secrets
 import sys
+from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Literal
@@ -168,12 +169,16 @@ def create_app(model: str | Path | None = "models/cuatrola.onnx", limits: Servic
     levels = [lv for lv in LEVELS if searches or not LEVELS[lv].search] if bot else []
     pool = SearchPool(str(model), limits.search_workers, limits.search_queue, limits.search_per_client) if searches else None
     games = GameStore(limits.max_games, limits.games_per_client, limits.game_idle)
-    app = FastAPI(title="Cuatrola bot service", version="1", description=__doc__.split("\n\n")[0])
+    @asynccontextmanager
+    async def lifespan(app):
+        yield
+        if pool is not None:
+            pool.close()
+
+    app = FastAPI(title="Cuatrola bot service", version="1", description=__doc__.split("\n\n")[0], lifespan=lifespan)
     app.add_middleware(RequestGuard, max_body=limits.max_body, body_timeout=limits.body_timeout)
     _install_error_handlers(app)
     app.state.search_pool, app.state.games = pool, games  # for operators and tests
-    if pool is not None:
-        app.router.add_event_handler("shutdown", pool.close)
 
     @app.get("/v1/health")
     async def health() -> dict:

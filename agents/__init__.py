@@ -4,6 +4,7 @@
 >>> bot = make_agent("heuristic")
 """
 
-from .base import Agent, SeatView, batch_views, make_agent, parse_spec, seat_view
+from .base import Agent, SeatView, batch_views, seat_view
+from .registry import make_agent, parse_spec
 
 __all__ = ["Agent", "SeatView", "batch_views", "make_agent", "parse_spec", "seat_view"]

@@ -1,14 +1,14 @@
 """Export a trained policy to ONNX, with a JSON card beside it.
 
-    python -m agents.export runs/NAME/checkpoint.pt --out models/cuatrola.onnx --torch-out models/cuatrola.pt
+    python -m agents.export runs/NAME/checkpoint.pt --out agents/models/cuatrola.onnx --torch-out agents/models/cuatrola.pt
 
 The ONNX graph has two inputs, ``observation`` float32 [N, OBS_DIM] and ``action_mask``
 bool [N, 24] (dynamic batch N), and one output, ``logits`` float32 [N, 24] with illegal
 actions at ``MASKED_LOGIT`` (-1e9). Only the policy is exported: the perfect-information
-critic is a training aid and never plays. The card (``models/cuatrola.json`` beside
-``models/cuatrola.onnx``) records the observation version, the rules preset, the
+critic is a training aid and never plays. The card (``agents/models/cuatrola.json`` beside
+``agents/models/cuatrola.onnx``) records the observation version, the rules preset, the
 training summary (config, decisions, updates) and the SHA-256 of the ONNX file; the
-torch-free :class:`cuatrola_env.bot.Bot` refuses a model whose card does not fit.
+torch-free :class:`cuatrola_serve.bot.Bot` refuses a model whose card does not fit.
 
 ``--check N`` (default 10,000) compares onnxruntime with PyTorch on N observations from
 real games (random play) and fails unless every logit agrees within 1e-5 and the greedy
@@ -143,7 +143,7 @@ def check_parity(net, onnx_path, n: int = 10_000, seed: int = 0) -> dict:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m agents.export", description="Export a checkpoint's policy to ONNX.")
     p.add_argument("checkpoint", help="a checkpoint written by train.py")
-    p.add_argument("--out", default="models/cuatrola.onnx", help="ONNX file to write (the card goes beside it)")
+    p.add_argument("--out", default="agents/models/cuatrola.onnx", help="ONNX file to write (the card goes beside it)")
     p.add_argument("--check", type=int, default=10_000, help="observations for the parity check (0: skip)")
     p.add_argument("--torch-out", help="also write a slim PyTorch checkpoint here (weights and config only)")
     a = p.parse_args(argv)

@@ -17,7 +17,7 @@ a few milliseconds more per decision and plays better (measured in the README):
    meets the same worlds (paired comparison). With ``play=pimc`` card plays are instead
    chosen by the double-dummy solver over the drawn worlds (as :mod:`agents.pimc`).
 
-Options: ``path`` (ONNX model with its card, default ``models/cuatrola.onnx``), ``worlds``
+Options: ``path`` (ONNX model with its card, default ``agents/models/cuatrola.onnx``), ``worlds``
 (default 32), ``candidates`` (default 128), ``infer`` (default 1.0; 0 = uniform worlds),
 ``infer_play`` (the weight of the card plays' evidence, default ``infer``; the bids' is ``infer``),
 ``infer_partner`` (default 1: a factor on the weight of the partner's bids and plays, which master's
@@ -61,6 +61,9 @@ from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS
 
 from .base import Agent, SeatView, batch_views
 from .belief import sample_worlds
+from .heuristic import HeuristicAgent
+from .models import ONNX_MODEL
+from .policy import OnnxPolicy
 
 
 def _take(s: engine.State, idx: np.ndarray) -> engine.State:
@@ -105,6 +108,11 @@ def _policy_logp(logits: np.ndarray, mask: np.ndarray, floor: float) -> np.ndarr
         return np.log(p)
 
 
+#: rule-based agents the search can model the other seats with, by name (``opponent=heuristic``);
+#: an instance of any agent marked ``deterministic`` serves too
+OPPONENT_MODELS = {"heuristic": HeuristicAgent}
+
+
 class SearchAgent(Agent):
     """Network-guided search; see the module docstring."""
 
@@ -113,14 +121,12 @@ class SearchAgent(Agent):
                "infer_play": float, "opponent": str, "opponent_prior": float, "solver_weight": float,
                "prior": float, "exploit": int, "infer_partner": float}
 
-    def __init__(self, seed: int | None = None, path: str = "models/cuatrola.onnx", worlds: int = 32,
+    def __init__(self, seed: int | None = None, path: str = str(ONNX_MODEL), worlds: int = 32,
                  candidates: int = 128, infer: float = 1.0, floor: float = 0.1, play: str = "rollout",
                  bid: str = "rollout", utility: str = "match", bid_margin: float = 0.0, bid_worlds: int | None = None,
-                 hand_edge: float = 0.5, infer_play: float | None = None, opponent: str = "",
+                 hand_edge: float = 0.5, infer_play: float | None = None, opponent: str | Agent = "",
                  opponent_prior: float = 0.5, solver_weight: float = 0.0, prior: float = 0.0,
-                 exploit: int = 0, infer_partner: float = 1.0, bot=None):
-        from cuatrola_env.bot import Bot
-
+                 exploit: int = 0, infer_partner: float = 1.0, policy: OnnxPolicy | None = None):
         super().__init__(seed)
         bid_worlds = worlds if bid_worlds is None else bid_worlds
         if worlds < 1 or candidates < 1 or bid_worlds < 1:
@@ -133,7 +139,7 @@ class SearchAgent(Agent):
             raise ValueError(f"utility must be match or points, got {utility!r}")
         if not 0.0 <= floor <= 1.0:
             raise ValueError(f"floor must be in [0, 1], got {floor}")
-        self.bot = bot if bot is not None else Bot.load(path)
+        self.policy = policy if policy is not None else OnnxPolicy.load(path)
         self.worlds, self.bid_worlds, self.candidates, self.infer, self.floor = worlds, bid_worlds, candidates, infer, floor
         self.play, self.bid, self.utility = play, bid, utility
         if not -1.0 < bid_margin < 1.0:
@@ -160,18 +166,17 @@ class SearchAgent(Agent):
         self.prior = prior
         self.opponent = None  # a second model of every other seat, besides the network (Bayesian mixture per seat)
         if opponent:
-            from .registry import AGENTS
-
-            if not getattr(AGENTS.get(opponent), "deterministic", False):
+            model = OPPONENT_MODELS[opponent](seed=0) if opponent in OPPONENT_MODELS else opponent
+            if not getattr(model, "deterministic", False):
                 raise ValueError(f"opponent must be a deterministic rule-based agent such as 'heuristic', got {opponent!r}")
-            self.opponent = AGENTS[opponent](seed=0)
+            self.opponent = model
         if exploit not in (0, 1) or (exploit and self.opponent is None):
             raise ValueError(f"exploit must be 0 or 1, and 1 needs an opponent model (opponent=...), got {exploit}")
         self.exploit = bool(exploit)  # the other team's seats in the rollouts play as the opponent model
 
     # ------------------------------------------------------------------ network
     def _logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return self.bot.logits(obs, mask)
+        return self.policy.logits(obs, mask)
 
     def _greedy(self, s: engine.State, rules, mask: np.ndarray) -> np.ndarray:
         """The network's greedy action in every game of ``s`` (``mask``: its legal-action bits)."""

@@ -30,8 +30,9 @@ from collections import Counter
 import httpx
 import numpy as np
 
-from cuatrola_env.bot import seat_state
+from agents.models import ONNX_MODEL
 from cuatrola_env.game import Game
+from cuatrola_serve.bot import seat_state
 
 TIMEOUT = 5.0  #: seconds before a request counts as timed out
 
@@ -125,7 +126,7 @@ def _line(name: str, r: dict) -> str:
 
 
 def bot_only(a, states) -> int:
-    from cuatrola_env.bot import Bot
+    from cuatrola_serve.bot import Bot
 
     bot = Bot.load(a.model, level=a.level)
     for s in states[:100]:  # warm-up (and, for master, the solver's compilation)
@@ -165,7 +166,7 @@ def wait_until_ready(url: str, seconds: float = 120.0) -> None:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--model", default="models/cuatrola.onnx")
+    p.add_argument("--model", default=str(ONNX_MODEL))
     p.add_argument("--rate", type=float, default=200.0, help="expert requests per second")
     p.add_argument("--flood", type=float, default=0.0, help="also master requests at this rate, and health at 20/s")
     p.add_argument("--seconds", type=float, default=20.0, help="length of one run")
@@ -178,7 +179,7 @@ def main(argv=None) -> int:
     states = state_pool(a.states)
     if a.bot_only:
         return bot_only(a, states)
-    server = subprocess.Popen([sys.executable, "-m", "cuatrola_env.serve", "--model", a.model, "--port", str(a.port)])
+    server = subprocess.Popen([sys.executable, "-m", "cuatrola_serve.serve", "--model", a.model, "--port", str(a.port)])
     url = f"http://127.0.0.1:{a.port}"
     try:
         wait_until_ready(url)

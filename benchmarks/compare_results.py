@@ -1,7 +1,7 @@
 """Is A better than B? Paired difference of two evaluations on the same deals.
 
     python evaluate.py model:runs/sweep/nocp.pt heuristic --deals 4000 --matches 0 --seed 21 --json a.json
-    python evaluate.py model:models/cuatrola.pt heuristic --deals 4000 --matches 0 --seed 21 --json b.json
+    python evaluate.py model:agents/models/cuatrola.pt heuristic --deals 4000 --matches 0 --seed 21 --json b.json
     python benchmarks/compare_results.py a.json b.json
     python benchmarks/compare_results.py a1.json b1.json a2.json b2.json   # pairs on several seeds, pooled
 
@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import evaluate  # noqa: E402
+from agents import evaluation as evaluate  # noqa: E402
 
 
 def deal_differences(a: dict, b: dict) -> np.ndarray | None:

@@ -1,7 +1,7 @@
 """Expert iteration, one step: label positions with the searching bot, fit the network to them.
 
     python benchmarks/distill_search.py collect --hands 6000 --seed 0 --out runs/distill/data_0.npz
-    python benchmarks/distill_search.py fit runs/distill/data_0.npz --init models/cuatrola.pt --out runs/distill/distilled.pt
+    python benchmarks/distill_search.py fit runs/distill/data_0.npz --out runs/distill/distilled.pt  # from the shipped model
     python evaluate.py model:runs/distill/distilled.pt heuristic --deals 2000 --matches 200 --seed 11
 
 ``collect`` plays matches with ``bot:level=master`` (agents/search.py) in all four seats and
@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.models import ONNX_MODEL, TORCH_MODEL
+
 
 def _save(path: Path, obs, mask, act) -> None:
     tmp = path.with_name(path.name + ".tmp.npz")
@@ -33,8 +35,8 @@ def collect(a) -> int:
 
     from agents.base import seat_view
     from agents.search import SearchAgent
-    from cuatrola_env.bot import Bot
     from cuatrola_env.game import Game
+    from cuatrola_serve.bot import Bot
 
     a.out.parent.mkdir(parents=True, exist_ok=True)
     agent = SearchAgent(seed=a.seed, bot=Bot.load(a.model), play="pimc")
@@ -112,11 +114,11 @@ def main(argv=None) -> int:
     c = sub.add_parser("collect", help="label positions of master self-play")
     c.add_argument("--hands", type=int, default=6000)
     c.add_argument("--seed", type=int, default=0)
-    c.add_argument("--model", default="models/cuatrola.onnx")
+    c.add_argument("--model", default=str(ONNX_MODEL))
     c.add_argument("--out", type=Path, required=True)
     f = sub.add_parser("fit", help="train a checkpoint's policy on the labels")
     f.add_argument("data", type=Path, nargs="+")
-    f.add_argument("--init", type=Path, default=Path("models/cuatrola.pt"))
+    f.add_argument("--init", type=Path, default=TORCH_MODEL)
     f.add_argument("--out", type=Path, required=True)
     f.add_argument("--epochs", type=int, default=4)
     f.add_argument("--lr", type=float, default=1e-4)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import evaluate  # noqa: E402
+from agents import evaluation as evaluate  # noqa: E402
 from agents.belief import constraints  # noqa: E402
 from agents.pimc import PIMCAgent  # noqa: E402
 from cuatrola_env.rules import get_rules  # noqa: E402

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import evaluate  # noqa: E402
+from agents import evaluation as evaluate  # noqa: E402
 
 
 def main(argv=None) -> int:

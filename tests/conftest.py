@@ -7,7 +7,7 @@ import pytest
 def tiny_checkpoint(tmp_path_factory):
     """A checkpoint of a few seconds of training (configs/tiny.yaml)."""
     pytest.importorskip("torch")
-    import train
+    from agents import training as train
 
     d = tmp_path_factory.mktemp("tiny_run")
     train.main(["--config", "configs/tiny.yaml", "--run-dir", str(d), "--eval-every", "0"])

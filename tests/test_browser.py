@@ -38,7 +38,7 @@ def _free_port() -> int:
 def server(onnx_model):
     import uvicorn
 
-    from cuatrola_env.serve import create_app
+    from cuatrola_serve.serve import create_app
 
     port = _free_port()
     srv = uvicorn.Server(uvicorn.Config(create_app(onnx_model), host="127.0.0.1", port=port, log_level="warning"))

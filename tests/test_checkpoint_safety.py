@@ -15,7 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
-import train  # noqa: E402
+from agents import training as train  # noqa: E402
 from agents.checkpoint import CheckpointError, read_checkpoint  # noqa: E402
 from agents.checkpoint import main as convert_main  # noqa: E402
 
@@ -48,7 +48,7 @@ def malicious(tmp_path):
 
 def test_no_entry_point_runs_code_from_a_malicious_checkpoint(malicious, tmp_path):
     """evaluate.py model:, train.py --resume and --init, the export: each refuses, the payload never runs."""
-    import evaluate
+    from agents import evaluation as evaluate
     from agents.export import main as export_main
 
     evil, marker = malicious
@@ -68,13 +68,13 @@ def test_bot_and_service_refuse_a_pickle_posing_as_a_model(malicious, tmp_path):
     """A pickle renamed .onnx with a card whose SHA-256 matches: refused, nothing run."""
     pytest.importorskip("onnxruntime")
     pytest.importorskip("fastapi")
-    from cuatrola_env.bot import Bot, ModelError
-    from cuatrola_env.serve import create_app
+    from cuatrola_serve.bot import Bot, ModelError
+    from cuatrola_serve.serve import create_app
 
     evil, marker = malicious
     onnx = tmp_path / "evil.onnx"
     onnx.write_bytes(evil.read_bytes())
-    card = json.loads((ROOT / "models/cuatrola.json").read_text())
+    card = json.loads((ROOT / "agents/models/cuatrola.json").read_text())
     import hashlib
 
     card["sha256"] = hashlib.sha256(onnx.read_bytes()).hexdigest()
@@ -88,7 +88,7 @@ def test_bot_and_service_refuse_a_pickle_posing_as_a_model(malicious, tmp_path):
 
 def test_an_old_pickled_checkpoint_is_refused_with_the_way_to_convert_it(tmp_path):
     old = tmp_path / "old.pt"
-    ck = read_checkpoint(ROOT / "models/cuatrola.pt")
+    ck = read_checkpoint(ROOT / "agents/models/cuatrola.pt")
     torch.save({**ck, "hand_uid": np.zeros(4, np.int64)}, old)  # NumPy arrays pickled, as older versions wrote
     with pytest.raises(CheckpointError, match=r"convert it: python -m agents.checkpoint .*old.pt NEW.pt --trust-pickle"):
         read_checkpoint(old)
@@ -132,7 +132,7 @@ def test_resume_keeps_the_runs_own_length_and_applies_safe_flags(short_run):
     (["--learning-rate", "0.1"], "--learning-rate 0.1"),
     (["--seed", "9"], "--seed 9"),
     (["--rules", "traditional"], "--rules 'traditional'"),
-    (["--init", "models/cuatrola.pt"], "--init"),
+    (["--init", "agents/models/cuatrola.pt"], "--init"),
 ])
 def test_resume_refuses_a_flag_that_would_change_the_run(short_run, flags, named):
     with pytest.raises(CheckpointError, match=named.replace("(", r"\(").replace(")", r"\)")):
@@ -141,7 +141,7 @@ def test_resume_refuses_a_flag_that_would_change_the_run(short_run, flags, named
 
 def test_resume_refuses_checkpoints_that_do_not_fit_naming_the_field(short_run, tmp_path):
     with pytest.raises(CheckpointError, match="lacks 'optimizer'"):
-        train.main(["--resume", str(ROOT / "models/cuatrola.pt")])  # a slim model file
+        train.main(["--resume", str(ROOT / "agents/models/cuatrola.pt")])  # a slim model file
     with pytest.raises(CheckpointError, match=r"unknown field\(s\) \['warp'\]"):
         train.main(["--resume", edited(short_run, tmp_path / "a.pt", lambda ck: ck["config"].update(warp=1))])
     with pytest.raises(CheckpointError, match="of field 'env' do not hold the run's 32 games"):

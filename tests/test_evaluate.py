@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from helpers import load_benchmark
 
-import evaluate
+from agents import evaluation as evaluate
 
 
 def test_an_agent_against_itself_is_exactly_even(tmp_path):

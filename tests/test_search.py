@@ -6,8 +6,8 @@ import pytest
 from helpers import random_position
 
 from agents.base import seat_view
-from cuatrola_env.bot import seat_state
 from cuatrola_env.game import Game
+from cuatrola_serve.bot import seat_state
 
 pytest.importorskip("onnxruntime")
 
@@ -33,7 +33,7 @@ def test_search_plays_legal_moves_in_whole_games(onnx_model, play, bid):
 def test_search_decision_does_not_depend_on_hidden_cards(onnx_model):
     """The same seat state on two deals that differ only in the cards this seat cannot see
     gives the same decision (same seed): nothing hidden reaches the agent."""
-    from cuatrola_env.bot import replay_state
+    from cuatrola_serve.bot import replay_state
 
     checked = redealt = 0
     for seed in range(60):
@@ -58,7 +58,7 @@ def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model, e
     from agents.search import SearchAgent
     from cuatrola_env import engine
     from cuatrola_env.bitboards import from_cards
-    from cuatrola_env.bot import Bot
+    from cuatrola_serve.bot import Bot
 
     bot, heuristic = Bot.load(onnx_model), HeuristicAgent(seed=0)
     net = lambda g: int(np.where(g.legal_mask(), bot.logits(g.observe()[None], g.legal_mask()[None])[0], -np.inf).argmax())
@@ -229,7 +229,7 @@ def test_match_win_table_with_a_hand_edge_favours_the_stronger_team():
 
 
 def test_every_search_option_is_reachable_by_spec(onnx_model):
-    from agents.base import make_agent
+    from agents import make_agent
 
     a = make_agent(f"search:path={onnx_model},utility=points,bid_margin=0.1,bid=solver,play=policy,infer=0.5,bid_worlds=9,"
                    "hand_edge=0.6,infer_play=0.25,opponent=heuristic,opponent_prior=0.3,solver_weight=0.4,prior=0.2,infer_partner=0.7",
@@ -246,7 +246,7 @@ def test_every_search_option_is_reachable_by_spec(onnx_model):
 
 
 def test_master_agent_is_reproducible_from_its_seed(onnx_model):
-    from agents.base import make_agent
+    from agents import make_agent
 
     def actions(seed):
         agent, out = make_agent(f"bot:path={onnx_model},level=master", seed=seed), []
@@ -274,7 +274,7 @@ def test_bids_draw_bid_worlds_and_card_plays_draw_worlds(onnx_model):
 
 
 def test_master_level_searches_with_its_documented_settings(onnx_model):
-    from cuatrola_env.bot import MASTER_SEARCH, Bot
+    from cuatrola_serve.bot import MASTER_SEARCH, Bot
 
     s = Bot.load(onnx_model, level="master").searcher
     assert (s.worlds, s.candidates, s.play) == (MASTER_SEARCH["worlds"], MASTER_SEARCH["candidates"], "pimc")

@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from cuatrola_env.guard import ServiceLimits  # noqa: E402
-from cuatrola_env.serve import create_app  # noqa: E402
+from cuatrola_serve.guard import ServiceLimits  # noqa: E402
+from cuatrola_serve.serve import create_app  # noqa: E402
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 LIMITS = ServiceLimits(allow_seed=True, search_per_client=8)

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cuatrola_env.bot import seat_state
 from cuatrola_env.game import Game
+from cuatrola_serve.bot import seat_state
 
 pytest.importorskip("fastapi")
 ort = pytest.importorskip("onnxruntime")
@@ -23,8 +23,8 @@ onnx = pytest.importorskip("onnx")
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from cuatrola_env.guard import Busy, GameStore, ServiceLimits  # noqa: E402
-from cuatrola_env.serve import create_app  # noqa: E402
+from cuatrola_serve.guard import Busy, GameStore, ServiceLimits  # noqa: E402
+from cuatrola_serve.serve import create_app  # noqa: E402
 
 BASE = {"seat": 1, "dealer": 0, "muestra": 13, "hand": [0, 4, 9, 17, 19]}
 
@@ -205,7 +205,7 @@ def live_server(onnx_model):
     """The service on a loopback port with short header and body time-outs."""
     import uvicorn
 
-    from cuatrola_env.serve import _http_protocol
+    from cuatrola_serve.serve import _http_protocol
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -287,8 +287,8 @@ def _graph(path: Path, inputs: dict, favour_illegal: bool = True) -> None:
 def test_a_model_that_does_not_fit_stops_start_up_with_one_line(onnx_model, tmp_path, capsys):
     from onnx import TensorProto
 
-    from cuatrola_env.bot import Bot, ModelError
-    from cuatrola_env.serve import main
+    from cuatrola_serve.bot import Bot, ModelError
+    from cuatrola_serve.serve import main
 
     path, card = _copy_model(onnx_model, tmp_path)
     cases = {

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from helpers import random_position
 
-from cuatrola_env.bot import seat_state
 from cuatrola_env.game import Game
+from cuatrola_serve.bot import seat_state
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -39,7 +39,7 @@ def test_export_refuses_a_bad_checkpoint(tmp_path):
 
 # --------------------------------------------------------------------------- the bot
 def test_bot_plays_legal_moves_from_json_states_of_real_games(onnx_model):
-    from cuatrola_env.bot import Bot
+    from cuatrola_serve.bot import Bot
 
     bots = {lv: Bot.load(onnx_model, level=lv, seed=1) for lv in ("expert", "strong", "medium", "easy", "master")}
     for seed in range(15):  # both presets: the state's rules decide what is legal
@@ -56,7 +56,7 @@ def test_bot_plays_legal_moves_from_json_states_of_real_games(onnx_model):
 
 
 def test_search_level_needs_the_history_not_a_bare_observation(onnx_model):
-    from cuatrola_env.bot import Bot
+    from cuatrola_serve.bot import Bot
 
     bot = Bot.load(onnx_model, level="master")
     game = Game(seed=0)
@@ -67,7 +67,7 @@ def test_search_level_needs_the_history_not_a_bare_observation(onnx_model):
 
 def test_bot_observation_does_not_depend_on_hidden_cards(onnx_model):
     """The bot rebuilds the position from the seat's state alone: its observation equals the real one."""
-    from cuatrola_env.bot import replay_state
+    from cuatrola_serve.bot import replay_state
 
     for seed in range(20):
         game = random_position(seed, 0, 15)
@@ -99,7 +99,7 @@ BASE = {"seat": 1, "dealer": 0, "muestra": 13, "hand": [0, 4, 9, 17, 19]}
     ],
 )
 def test_bot_refuses_bad_states_naming_the_field(onnx_model, change, message):
-    from cuatrola_env.bot import Bot, BotStateError
+    from cuatrola_serve.bot import Bot, BotStateError
 
     bot = Bot.load(onnx_model)
     with pytest.raises(BotStateError, match=message):
@@ -108,7 +108,7 @@ def test_bot_refuses_bad_states_naming_the_field(onnx_model, change, message):
 
 def test_bot_refuses_impossible_play():
     """Rule 'follow suit': a seat that showed a void cannot later play that suit."""
-    from cuatrola_env.bot import BotStateError, replay_state
+    from cuatrola_serve.bot import BotStateError, replay_state
 
     game = Game(seed=4)
     while game.single.phase == 0:
@@ -122,7 +122,7 @@ def test_bot_refuses_impossible_play():
 
 
 def test_bot_refuses_a_model_that_does_not_match_its_card(onnx_model, tmp_path):
-    from cuatrola_env.bot import Bot, ModelError
+    from cuatrola_serve.bot import Bot, ModelError
 
     for name in ("m.onnx", "m.json"):
         shutil.copy(onnx_model if name.endswith("onnx") else onnx_model.replace(".onnx", ".json"), tmp_path / name)
@@ -140,7 +140,7 @@ def test_bot_refuses_a_model_that_does_not_match_its_card(onnx_model, tmp_path):
 # --------------------------------------------------------------------------- the table view
 def test_table_view_never_shows_another_seats_cards():
     """Scrambling the other seats' unplayed cards leaves the human's view unchanged."""
-    from cuatrola_env.table import Table, make_player
+    from cuatrola_serve.table import Table, make_player
 
     for seed in range(10):
         players = {s: make_player("random", seed=seed + s) for s in (1, 2, 3)}
@@ -174,8 +174,8 @@ def client(onnx_model):
     pytest.importorskip("fastapi")
     from fastapi.testclient import TestClient
 
-    from cuatrola_env.guard import ServiceLimits
-    from cuatrola_env.serve import create_app
+    from cuatrola_serve.guard import ServiceLimits
+    from cuatrola_serve.serve import create_app
 
     return TestClient(create_app(onnx_model, ServiceLimits(max_body=4096)))
 
@@ -237,7 +237,7 @@ def test_service_browser_game_flow(client):
 
 # --------------------------------------------------------------------------- the terminal game
 def test_terminal_game_to_the_end(onnx_model):
-    from cuatrola_env.play import main
+    from cuatrola_serve.play import main
 
     lines = []
     answers = iter(["x", "99"] + ["0"] * 500)

@@ -10,7 +10,7 @@ from helpers import load_benchmark
 torch = pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
-import train  # noqa: E402
+from agents import training as train  # noqa: E402
 
 TINY = ["--config", "configs/tiny.yaml", "--eval-every", "0"]
 

@@ -1,8 +1,8 @@
 """Play Cuatrola in a terminal: you at one seat, three bots at the others.
 
-    python -m cuatrola_env.play                                  # expert bots, models/cuatrola.onnx
-    python -m cuatrola_env.play --seat 2 --bots strong,medium,easy --target 5
-    python -m cuatrola_env.play --bots heuristic,heuristic,heuristic --model none
+    python -m cuatrola_serve.play                                  # expert bots, agents/models/cuatrola.onnx
+    python -m cuatrola_serve.play --seat 2 --bots strong,medium,easy --target 5
+    python -m cuatrola_serve.play --bots heuristic,heuristic,heuristic --model none
 
 At your turn the legal moves are listed with numbers; type the number (or ``q`` to quit).
 Bots' levels: ``master`` (search), ``expert``, ``strong``, ``medium``, ``easy`` (the ONNX model) or ``heuristic``,
@@ -15,7 +15,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from .rules import CONTRACT_NAMES, action_name, card_name
+from agents.models import ONNX_MODEL
+from cuatrola_env.rules import CONTRACT_NAMES, action_name, card_name, get_rules
+
+from .bot import Bot
 from .table import Table
 
 
@@ -62,10 +65,11 @@ def describe_events(view: dict) -> list[str]:
 
 
 def main(argv=None, input_fn=input, print_fn=print) -> int:
-    p = argparse.ArgumentParser(prog="python -m cuatrola_env.play", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m cuatrola_serve.play", description=__doc__.split("\n\n")[0])
     p.add_argument("--seat", type=int, default=0, help="your seat 0..3 (default 0)")
     p.add_argument("--bots", default="expert,expert,expert", help="levels of the three other seats, in seat order")
-    p.add_argument("--model", default="models/cuatrola.onnx", help="ONNX model of the bots ('none': baselines only)")
+    p.add_argument("--model", default=str(ONNX_MODEL),
+                   help="ONNX model of the bots (default: the shipped one; 'none': baselines)")
     p.add_argument("--rules", default="online", help="rules preset: online or traditional")
     p.add_argument("--target", type=int, default=None, help="match target (default: the preset's)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deals and bots")
@@ -75,13 +79,9 @@ def main(argv=None, input_fn=input, print_fn=print) -> int:
         p.error(f"--bots needs three levels, got {len(levels)}")
     bot = None
     if a.model != "none" and any(lv not in ("heuristic", "random") for lv in levels):
-        from .bot import Bot
-
         if not Path(a.model).is_file():
             p.error(f"no model at {a.model}; pass --model PATH or use --bots heuristic,heuristic,heuristic")
         bot = Bot.load(a.model)
-    from .rules import get_rules
-
     rules = get_rules(a.rules, **({} if a.target is None else {"target": a.target}))
     others = [s for s in range(4) if s != a.seat]
     try:

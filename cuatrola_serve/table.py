@@ -1,13 +1,13 @@
 """A table: one human seat and three bots, with the human's view as plain JSON.
 
-Used by the terminal game (``python -m cuatrola_env.play``) and the browser game of the bot
+Used by the terminal game (``python -m cuatrola_serve.play``) and the browser game of the bot
 service (``cuatrola-serve``). The rules come from :class:`~cuatrola_env.game.Game`; a table
 only seats the players, runs the bots until the human is to act, and builds what the human
 may see: :meth:`Table.view` never holds another seat's unplayed card (the game record,
 which holds the whole deal, is never exposed).
 
 Bots are named by level: a model level (``expert``, ``strong``, ``medium``, ``easy``; see
-:mod:`cuatrola_env.bot`) or a baseline (``heuristic``, ``random``).
+:mod:`cuatrola_serve.bot`) or a baseline (``heuristic``, ``random``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .game import Game
-from .rules import CONTRACT_NAMES, SUIT_NAMES, RulesLike, action_name, card_name
+from agents.base import seat_view
+from agents.heuristic import HeuristicAgent
+from cuatrola_env.game import Game
+from cuatrola_env.rules import CONTRACT_NAMES, SUIT_NAMES, RulesLike, action_name, card_name
 
 BASELINES = ("heuristic", "random")
 Player = Callable[[Game], int]
@@ -29,9 +31,6 @@ def make_player(level: str, bot=None, seed: int | None = None) -> Player:
     if level == "random":
         return lambda game: int(rng.choice(game.legal_actions()))
     if level == "heuristic":
-        from agents.base import seat_view
-        from agents.heuristic import HeuristicAgent
-
         agent = HeuristicAgent(seed=seed)
         return lambda game: agent.act(seat_view(game))
     if bot is None:

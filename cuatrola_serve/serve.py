@@ -1,6 +1,6 @@
 """The bot service: an ONNX Cuatrola bot over HTTP, and a browser game against it.
 
-    cuatrola-serve --model models/cuatrola.onnx --port 8000
+    cuatrola-serve --port 8000                      # the shipped model (or --model FILE.onnx)
     curl -s localhost:8000/v1/health
     curl -s localhost:8000/v1/act -H 'content-type: application/json' \\
          -d '{"state": {"seat": 1, "dealer": 0, "muestra": 13, "hand": [0, 4, 9, 17, 19]}, "level": "expert"}'
@@ -45,9 +45,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from agents.models import ONNX_MODEL
+from cuatrola_env.rules import get_rules
+
 from .bot import LEVELS, Bot, BotStateError, replay_state, seat_state
 from .guard import Busy, GameStore, RequestGuard, SearchPool, ServiceLimits, header_timeout
-from .rules import get_rules
 from .table import BASELINES, Table, make_player
 
 Level = Literal["master", "expert", "strong", "medium", "easy", "beginner"]
@@ -65,7 +67,7 @@ Play = Annotated[list[Card | _int(0, 3, "a seat")], Field(min_length=2, max_leng
 
 
 class GameState(BaseModel):
-    """One seat's view of a hand, as a game server holds it (see :mod:`cuatrola_env.bot`)."""
+    """One seat's view of a hand, as a game server holds it (see :mod:`cuatrola_serve.bot`)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
     seat: _int(0, 3, "the seat the bot plays; it must be its turn")
@@ -161,7 +163,7 @@ def _install_error_handlers(app: FastAPI) -> None:
         return _json(503, str(exc), {"Retry-After": str(exc.retry_after)})
 
 
-def create_app(model: str | Path | None = "models/cuatrola.onnx", limits: ServiceLimits | None = None) -> FastAPI:
+def create_app(model: str | Path | None = ONNX_MODEL, limits: ServiceLimits | None = None) -> FastAPI:
     """The service. ``model=None`` serves only the baseline levels (heuristic, random)."""
     limits = limits or ServiceLimits()
     bot = Bot.load(model) if model is not None else None
@@ -270,7 +272,7 @@ def create_app(model: str | Path | None = "models/cuatrola.onnx", limits: Servic
         with pool.slot(_client(request)):
             return {"id": gid, **await run_in_threadpool(play, game, req.action)}
 
-    page = resources.files("cuatrola_env").joinpath("static/index.html").read_text(encoding="utf-8")
+    page = resources.files("cuatrola_serve").joinpath("static/index.html").read_text(encoding="utf-8")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index() -> str:
@@ -309,7 +311,8 @@ def _http_protocol(seconds: float) -> type:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="cuatrola-serve", description="Serve a Cuatrola bot over HTTP (and a browser game).")
-    p.add_argument("--model", default="models/cuatrola.onnx", help="ONNX model with its card beside it ('none': baselines)")
+    p.add_argument("--model", default=str(ONNX_MODEL),
+                   help="ONNX model with its card beside it (default: the shipped one; 'none': baselines)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--log-level", default="warning")

@@ -1,4 +1,4 @@
-"""What keeps the bot service up under load and abuse: every limit of :mod:`cuatrola_env.serve`.
+"""What keeps the bot service up under load and abuse: every limit of :mod:`cuatrola_serve.serve`.
 
 ==========================  ==========================================================  =========
 piece                       what it bounds                                              default

@@ -1,0 +1,375 @@
+"""Duplicate evaluation of Cuatrola agents: the luck of the deal taken out.
+
+    python evaluate.py heuristic random --deals 2000 --seed 0 --json out.json
+    python evaluate.py heuristic random pimc:worlds=16 --deals 500 --png table.png   # round robin
+    python evaluate.py heuristic+random heuristic --deals 1000   # a mixed partnership against two heuristics
+
+Each side is an agent spec (``random``, ``heuristic``, ``pimc:worlds=32``, ...) or a mixed
+partnership ``SPEC+SPEC`` (the first plays seats 0/1 of its team, the second its partner).
+
+*Hands*: a fixed, seeded set of deals is played twice, the teams swapping seats, so each side
+plays each side of each deal; the dealer rotates from deal to deal. Statistics are on the
+paired difference (the mean of the two plays of a deal), with 95% intervals; the unpaired
+standard error of the same games is reported beside it to show what pairing buys.
+*Matches* to the target are played the same way: each seeded sequence of deals twice, the
+teams swapped. Reported per pairing: game points per hand, card points per hand (points
+difference), match win rate, bids per contract and their success, and illegal actions
+(any is a bug: it is replaced by the first legal action and counted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from cuatrola_env.game import Game
+from cuatrola_env.rules import CONTRACT_NAMES, get_rules
+
+from .base import Agent, seat_view
+from .registry import make_agent
+
+Z95 = 1.959964
+
+
+# ----------------------------------------------------------------------------- sides and deals
+@dataclass
+class Side:
+    """A team: two agents (the same spec twice, or a mixed partnership)."""
+
+    spec: str
+    agents: tuple[Agent, Agent]
+
+    @classmethod
+    def from_spec(cls, spec: str, seed: int) -> Side:
+        parts = spec.split("+")
+        if len(parts) > 2 or not all(parts):
+            raise ValueError(f"a side is SPEC or SPEC+SPEC, got {spec!r}")
+        a = make_agent(parts[0], seed=seed)
+        b = make_agent(parts[-1], seed=seed + 1)
+        return cls(spec, (a, b))
+
+
+def make_deals(n: int, seed: int):
+    """n seeded deals: hands (n, 4, 5) card ids, dealers rotating 0..3, muestra in the dealer's hand."""
+    rng = np.random.default_rng(seed)
+    hands = np.argsort(rng.random((n, 20)), axis=1).reshape(n, 4, 5)
+    dealer = np.arange(n) % 4
+    muestra = hands[np.arange(n), dealer, rng.integers(0, 5, size=n)]
+    return hands, dealer, muestra
+
+
+# ----------------------------------------------------------------------------- playing
+@dataclass
+class Tally:
+    """Counts gathered while playing, per side."""
+
+    bids: Counter = field(default_factory=Counter)  # (side, contract) -> declared
+    made: Counter = field(default_factory=Counter)  # (side, contract) -> made
+    illegal: Counter = field(default_factory=Counter)  # side -> illegal actions
+    decisions: int = 0
+
+
+def play_episode(game: Game, seats: list[tuple[Agent, int]], tally: Tally) -> None:
+    """Play a reset game to its end. ``seats[p]`` = (agent, side index) of seat p."""
+    while not game.over:
+        seat = game.current_player
+        agent, side = seats[seat]
+        view = seat_view(game, seat)
+        action = agent.act(view)
+        tally.decisions += 1
+        if not isinstance(action, (int, np.integer)) or not (view.legal >> int(action)) & 1:
+            tally.illegal[side] += 1
+            action = view.legal_actions[0]
+        before = len(game._hands)
+        game.step(int(action))
+        if len(game._hands) > before or game.over:  # a hand just ended
+            res = game._hands[before - 1]["result"]
+            if res["declarer"] is not None:
+                s = seats[res["declarer"]][1]
+                tally.bids[(s, res["contract"])] += 1
+                tally.made[(s, res["contract"])] += res["winner_team"] == res["declarer"] % 2
+
+
+def seating(a: Side, b: Side, a_first: bool) -> list[tuple[Agent, int]]:
+    """Seat list: side a at seats 0/2 (a_first) or 1/3; its first agent on the lower seat."""
+    first, second = (a, b) if a_first else (b, a)
+    i_first, i_second = (0, 1) if a_first else (1, 0)
+    return [(first.agents[0], i_first), (second.agents[0], i_second), (first.agents[1], i_first), (second.agents[1], i_second)]
+
+
+def mean_ci(x: np.ndarray) -> dict:
+    n = len(x)
+    se = float(np.std(x, ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+    m = float(np.mean(x)) if n else float("nan")
+    return {"mean": m, "ci95": [m - Z95 * se, m + Z95 * se], "se": se, "n": n}
+
+
+def evaluate_pair(a: Side, b: Side, rules, deals, matches: int, seed: int, progress=None) -> dict:
+    """Duplicate evaluation of side ``a`` against side ``b``; figures from ``a``'s side."""
+    hands, dealer, muestra = deals
+    n = len(dealer)
+    tally = Tally()
+    gp = np.zeros((n, 2))  # a's game points in play 1 (a at seats 0/2) and play 2 (a at 1/3)
+    cp = np.zeros((n, 2))  # a's points minus b's
+    for i in range(n):
+        for k, a_first in enumerate((True, False)):
+            for side in (a, b):
+                for ag in side.agents:
+                    ag.reset(seed * 1_000_003 + i)
+            g = Game(rules=rules, mode="hand")
+            g.reset(hands=hands[i], dealer=int(dealer[i]), muestra=int(muestra[i]))
+            play_episode(g, seating(a, b, a_first), tally)
+            res = g.last_result
+            a_team = 0 if a_first else 1
+            sign = 1 if res["winner_team"] == a_team else -1
+            gp[i, k] = sign * res["game_points"]
+            cp[i, k] = res["points"][a_team] - res["points"][1 - a_team]
+        if progress:
+            progress.update(1)
+    wins = np.zeros((matches, 2))
+    hands_per_match = []
+    for m in range(matches):
+        for k, a_first in enumerate((True, False)):
+            for side in (a, b):
+                for ag in side.agents:
+                    ag.reset(seed * 7_000_003 + m)
+            g = Game(rules=rules, mode="match", seed=seed * 10_007 + m)  # the same deals in both plays
+            play_episode(g, seating(a, b, a_first), tally)
+            rec = g.record()
+            wins[m, k] = rec["match"]["winner_team"] == (0 if a_first else 1)
+            hands_per_match.append(len(rec["hands"]))
+        if progress:
+            progress.update(1)
+    paired = gp.mean(axis=1)
+    bids = {}
+    for s, name in ((0, "a"), (1, "b")):
+        bids[name] = {
+            c: {
+                "declared_per_hand": tally.bids[(s, c)] / max(1, 2 * n + sum(hands_per_match)),
+                "declared": tally.bids[(s, c)],
+                "success_rate": (tally.made[(s, c)] / tally.bids[(s, c)]) if tally.bids[(s, c)] else None,
+            }
+            for c in CONTRACT_NAMES[1:]
+        }
+    return {
+        "a": a.spec,
+        "b": b.spec,
+        "deals": n,
+        "matches": matches,
+        "game_points_per_hand": mean_ci(paired) if n else None,  # None: a matches-only run (--deals 0)
+        "game_points_unpaired_se": float(np.std(gp.reshape(-1), ddof=1) / math.sqrt(2 * n)) if n > 1 else None,
+        "card_points_per_hand": mean_ci(cp.mean(axis=1)) if n else None,
+        "match_win_rate": mean_ci(wins.mean(axis=1)) if matches else None,
+        "mean_hands_per_match": float(np.mean(hands_per_match)) if hands_per_match else None,
+        "bids": bids,
+        "illegal_actions": {"a": tally.illegal[0], "b": tally.illegal[1]},
+        "decisions": tally.decisions,
+        "match_wins": wins.tolist(),
+        "deal_game_points": paired.tolist(),  # per deal, the mean of its two plays (for pairing runs)
+    }
+
+
+def pool_pairings(results: list[dict]) -> dict:
+    """One pairing from several evaluations of the same two sides on different seeds (runs
+    split over machines or processes): deals and matches concatenated, intervals recomputed.
+    Game points need ``deal_game_points`` in every result (written since the pooling was added)."""
+    if not results:
+        raise ValueError("nothing to pool")
+    a, b = results[0]["a"], results[0]["b"]
+    if any((r["a"], r["b"]) != (a, b) for r in results):
+        raise ValueError(f"every result must be {a} vs {b}, got {sorted({(r['a'], r['b']) for r in results})}")
+    wins = np.array([w for r in results for w in (r.get("match_wins") or [])]).reshape(-1, 2)
+    per_deal = [r.get("deal_game_points") for r in results if r["deals"]]  # matches-only runs have no deals
+    gp = mean_ci(np.concatenate(per_deal)) if per_deal and all(x is not None for x in per_deal) else None
+    return {
+        "a": a, "b": b, "sources": len(results),
+        "deals": sum(r["deals"] for r in results), "matches": len(wins),
+        "game_points_per_hand": gp,
+        "match_win_rate": mean_ci(wins.mean(axis=1)) if len(wins) else None,
+        "illegal_actions": {s: sum(r["illegal_actions"][s] for r in results) for s in ("a", "b")},
+        "decisions": sum(r["decisions"] for r in results),
+        "match_wins": wins.tolist(),
+    }
+
+
+# ----------------------------------------------------------------------------- ratings
+def bradley_terry(names: list[str], results: list[dict], bootstrap: int = 200, seed: int = 0) -> dict:
+    """Bradley–Terry ratings (Elo scale, mean 0) from match wins, with bootstrap standard errors."""
+    k = len(names)
+    idx = {nm: i for i, nm in enumerate(names)}
+
+    def fit(wins_matrix: np.ndarray) -> np.ndarray:
+        w = wins_matrix + 0.5 * (wins_matrix + wins_matrix.T > 0)  # a half-win prior keeps ratings finite
+        p = np.ones(k)
+        games = w + w.T
+        for _ in range(500):
+            denom = np.array([sum(games[i, j] / (p[i] + p[j]) for j in range(k) if j != i) for i in range(k)])
+            new = w.sum(axis=1) / np.maximum(denom, 1e-12)
+            new /= np.exp(np.mean(np.log(np.maximum(new, 1e-12))))
+            if np.allclose(new, p, rtol=1e-9):
+                break
+            p = new
+        r = 400 * np.log10(np.maximum(p, 1e-12))
+        return r - r.mean()
+
+    def matrix(sample) -> np.ndarray:
+        m = np.zeros((k, k))
+        for res, rows in sample:
+            i, j = idx[res["a"]], idx[res["b"]]
+            won = float(np.sum(rows))
+            m[i, j] += won
+            m[j, i] += rows.size - won
+        return m
+
+    data = [(r, np.asarray(r["match_wins"])) for r in results]
+    rating = fit(matrix(data))
+    rng = np.random.default_rng(seed)
+    boots = []
+    for _ in range(bootstrap):
+        sample = [(r, rows[rng.integers(0, len(rows), len(rows))]) for r, rows in data if len(rows)]
+        boots.append(fit(matrix(sample)))
+    se = np.std(boots, axis=0) if boots else np.full(k, np.nan)
+    return {nm: {"rating": float(rating[i]), "se": float(se[i])} for i, nm in enumerate(names)}
+
+
+# ----------------------------------------------------------------------------- output
+def fmt_ci(d: dict, digits: int = 2) -> str:
+    return f"{d['mean']:+.{digits}f} [{d['ci95'][0]:+.{digits}f}, {d['ci95'][1]:+.{digits}f}]"
+
+
+def print_report(results: list[dict], ratings: dict | None) -> None:
+    print("\n| A | B | game points/hand (95% CI) | SE paired / unpaired | card points/hand (95% CI) "
+          "| A's match win rate (95% CI) | illegal |")
+    print("|---|---|---|---|---|---|---|")
+    for r in results:
+        mw = r["match_win_rate"]
+        mwt = f"{100 * mw['mean']:.1f}% [{100 * mw['ci95'][0]:.1f}, {100 * mw['ci95'][1]:.1f}]" if mw else "-"
+        gp, cp, unpaired = r["game_points_per_hand"], r["card_points_per_hand"], r["game_points_unpaired_se"]
+        se = f"{gp['se']:.3f} / {unpaired:.3f}" if gp and unpaired is not None else "-"
+        print(
+            f"| {r['a']} | {r['b']} | {fmt_ci(gp) if gp else '-'} | {se} | "
+            f"{fmt_ci(cp, 1) if cp else '-'} | {mwt} | {r['illegal_actions']['a'] + r['illegal_actions']['b']} |"
+        )
+    print("\nBids per hand and success rate (A | B):")
+    for r in results:
+        parts = []
+        for c in CONTRACT_NAMES[1:]:
+            cell = []
+            for side in ("a", "b"):
+                b = r["bids"][side][c]
+                sr = "-" if b["success_rate"] is None else f"{100 * b['success_rate']:.0f}%"
+                cell.append(f"{b['declared_per_hand']:.3f} ({sr})")
+            parts.append(f"{c} {cell[0]} | {cell[1]}")
+        print(f"  {r['a']} vs {r['b']}: " + "; ".join(parts))
+    if ratings:
+        print("\n| agent | rating (Elo scale, mean 0) | ± SE |")
+        print("|---|---:|---:|")
+        for nm, v in sorted(ratings.items(), key=lambda kv: -kv[1]["rating"]):
+            print(f"| {nm} | {v['rating']:+.0f} | {v['se']:.0f} |")
+
+
+def draw_png(path: Path, names: list[str], results: list[dict], ratings: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    k = len(names)
+    m = np.full((k, k), np.nan)
+    for r in results:
+        if r["game_points_per_hand"] is None:  # matches only: the cell stays blank
+            continue
+        i, j = names.index(r["a"]), names.index(r["b"])
+        m[i, j] = r["game_points_per_hand"]["mean"]
+        m[j, i] = -r["game_points_per_hand"]["mean"]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6 + 1.2 * k, 3 + 0.5 * k))
+    lim = np.nanmax(np.abs(m)) if np.isfinite(m).any() else 1
+    im = ax1.imshow(m, cmap="RdBu", vmin=-lim, vmax=lim)
+    ax1.set_xticks(range(k), names, rotation=30, ha="right")
+    ax1.set_yticks(range(k), names)
+    for i in range(k):
+        for j in range(k):
+            if np.isfinite(m[i, j]):
+                dark = abs(m[i, j]) > 0.6 * lim
+                ax1.text(j, i, f"{m[i, j]:+.2f}", ha="center", va="center", fontsize=9, color="white" if dark else "black")
+    ax1.set_title("game points / hand, row vs column", fontsize=10)
+    fig.colorbar(im, ax=ax1, shrink=0.8)
+    order = sorted(names, key=lambda nm: ratings[nm]["rating"])
+    ax2.barh(order, [ratings[nm]["rating"] for nm in order], xerr=[1.96 * ratings[nm]["se"] for nm in order], color="#4477aa")
+    ax2.set_title("Bradley–Terry rating from match wins (±95%)", fontsize=10)
+    ax2.axvline(0, color="k", lw=0.5)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# ----------------------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("agents", nargs="+", help="two or more sides: agent specs, or SPEC+SPEC for a mixed partnership")
+    p.add_argument("--deals", type=int, default=2000,
+                   help="duplicate deals per pairing (each played twice); 0 with --matches for matches only")
+    p.add_argument("--matches", type=int, default=None, help="duplicate matches per pairing (default: deals / 4)")
+    p.add_argument("--rules", default="online", help="rules preset: online or traditional")
+    p.add_argument("--target", type=int, default=None, help="match target (default: the preset's, 11)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
+    p.add_argument("--json", type=Path, help="write the full results as JSON here")
+    p.add_argument("--png", type=Path, help="draw the head-to-head table and ratings here")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    a = p.parse_args(argv)
+    if len(a.agents) < 2:
+        p.error("give at least two sides to compare")
+    if a.deals == 1 or a.deals < 0 or (a.matches is not None and a.matches < 0):
+        p.error(f"--deals must be 0 or at least 2 (an interval needs two deals) and --matches at least 0, got "
+                f"--deals {a.deals} --matches {a.matches}")
+    if a.deals == 0 and not a.matches:
+        p.error("--deals 0 plays matches only: give --matches N (at least 1)")
+    try:
+        rules = get_rules(a.rules, **({"target": a.target} if a.target else {}))
+        sides = {spec: Side.from_spec(spec, a.seed + 17 * i) for i, spec in enumerate(dict.fromkeys(a.agents))}
+    except (ValueError, FileNotFoundError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    matches = a.deals // 4 if a.matches is None else a.matches
+    deals = make_deals(a.deals, a.seed)
+    pairs = list(itertools.combinations(sides, 2))
+    total = len(pairs) * (a.deals + matches)
+    progress = None
+    if not a.no_progress:
+        from tqdm import tqdm
+
+        unit = "match" if a.deals == 0 else "deal" if not matches else "deal|match"  # each counts one step
+        progress = tqdm(total=total, desc="evaluating", unit=unit, file=sys.stderr)
+    t = time.perf_counter()
+    results = [evaluate_pair(sides[x], sides[y], rules, deals, matches, a.seed, progress) for x, y in pairs]
+    if progress:
+        progress.close()
+    names = list(sides)
+    ratings = bradley_terry(names, results, seed=a.seed) if matches else None
+    print_report(results, ratings)
+    print(f"\n{a.deals} deals x 2 and {matches} matches x 2 per pairing, rules {rules.name}, "
+          f"target {rules.target}, seed {a.seed}; {time.perf_counter() - t:.1f} s")
+    if a.json:
+        out = {"rules": rules.to_dict(), "seed": a.seed, "deals": a.deals, "matches": matches,
+               "pairings": results, "ratings": ratings}
+        a.json.write_text(json.dumps(out, indent=1))
+    if a.png:
+        if ratings is None:
+            print("no PNG without matches (--matches 0)", file=sys.stderr)
+        else:
+            draw_png(a.png, names, results, ratings)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -3,6 +3,8 @@
     python evaluate.py heuristic random --deals 2000 --seed 0 --json out.json
     python evaluate.py heuristic random pimc:worlds=16 --deals 500 --png table.png   # round robin
     python evaluate.py heuristic+random heuristic --deals 1000   # a mixed partnership against two heuristics
+    python evaluate.py compare a.json b.json                     # paired: is A better than B? (agents.results)
+    python evaluate.py pool runs/pool/m*.json --json pooled.json # one figure from runs on several seeds
 
 Each side is an agent spec (``random``, ``heuristic``, ``pimc:worlds=32``, ...) or a mixed
 partnership ``SPEC+SPEC`` (the first plays seats 0/1 of its team, the second its partner).
@@ -36,8 +38,7 @@ from cuatrola_env.rules import CONTRACT_NAMES, get_rules
 
 from .base import Agent, seat_view
 from .registry import make_agent
-
-Z95 = 1.959964
+from .results import compare_main, mean_ci, pool_main
 
 
 # ----------------------------------------------------------------------------- sides and deals
@@ -106,13 +107,6 @@ def seating(a: Side, b: Side, a_first: bool) -> list[tuple[Agent, int]]:
     return [(first.agents[0], i_first), (second.agents[0], i_second), (first.agents[1], i_first), (second.agents[1], i_second)]
 
 
-def mean_ci(x: np.ndarray) -> dict:
-    n = len(x)
-    se = float(np.std(x, ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
-    m = float(np.mean(x)) if n else float("nan")
-    return {"mean": m, "ci95": [m - Z95 * se, m + Z95 * se], "se": se, "n": n}
-
-
 def evaluate_pair(a: Side, b: Side, rules, deals, matches: int, seed: int, progress=None) -> dict:
     """Duplicate evaluation of side ``a`` against side ``b``; figures from ``a``'s side."""
     hands, dealer, muestra = deals
@@ -175,29 +169,6 @@ def evaluate_pair(a: Side, b: Side, rules, deals, matches: int, seed: int, progr
         "decisions": tally.decisions,
         "match_wins": wins.tolist(),
         "deal_game_points": paired.tolist(),  # per deal, the mean of its two plays (for pairing runs)
-    }
-
-
-def pool_pairings(results: list[dict]) -> dict:
-    """One pairing from several evaluations of the same two sides on different seeds (runs
-    split over machines or processes): deals and matches concatenated, intervals recomputed.
-    Game points need ``deal_game_points`` in every result (written since the pooling was added)."""
-    if not results:
-        raise ValueError("nothing to pool")
-    a, b = results[0]["a"], results[0]["b"]
-    if any((r["a"], r["b"]) != (a, b) for r in results):
-        raise ValueError(f"every result must be {a} vs {b}, got {sorted({(r['a'], r['b']) for r in results})}")
-    wins = np.array([w for r in results for w in (r.get("match_wins") or [])]).reshape(-1, 2)
-    per_deal = [r.get("deal_game_points") for r in results if r["deals"]]  # matches-only runs have no deals
-    gp = mean_ci(np.concatenate(per_deal)) if per_deal and all(x is not None for x in per_deal) else None
-    return {
-        "a": a, "b": b, "sources": len(results),
-        "deals": sum(r["deals"] for r in results), "matches": len(wins),
-        "game_points_per_hand": gp,
-        "match_win_rate": mean_ci(wins.mean(axis=1)) if len(wins) else None,
-        "illegal_actions": {s: sum(r["illegal_actions"][s] for r in results) for s in ("a", "b")},
-        "decisions": sum(r["decisions"] for r in results),
-        "match_wins": wins.tolist(),
     }
 
 
@@ -313,7 +284,13 @@ def draw_png(path: Path, names: list[str], results: list[dict], ratings: dict) -
 
 
 # ----------------------------------------------------------------------------- main
+SUBCOMMANDS = {"compare": compare_main, "pool": pool_main}  #: ``evaluate.py compare|pool FILES``: agents.results
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in SUBCOMMANDS:  # compare / pool result files
+        return SUBCOMMANDS[argv[0]](argv[1:])
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("agents", nargs="+", help="two or more sides: agent specs, or SPEC+SPEC for a mixed partnership")

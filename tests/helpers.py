@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 
@@ -63,14 +61,3 @@ def random_position(seed: int, low: int, high: int):
         if not game.over:
             game.step(int(rng.choice(game.legal_actions())))
     return game
-
-
-def load_benchmark(name: str):
-    """The module of ``benchmarks/<name>.py`` (the benchmarks are scripts, not a package)."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module

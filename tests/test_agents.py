@@ -154,12 +154,11 @@ def test_batch_views_match_single_game_views():
 
 
 def test_partner_sighted_worlds_hold_the_partners_true_hand():
-    """benchmarks/oracle_bound.py --bids/--play partner: every world gives the partner its true
+    """experiments/oracle_bound.py --bids/--play partner: every world gives the partner its true
     unplayed hand, keeps the opponents' cards between the opponents, fits what the seat saw
     (voids, the muestra with the dealer), and the opponents' split varies when it can."""
-    from helpers import load_benchmark
 
-    partner_worlds = load_benchmark("oracle_bound").partner_worlds
+    from experiments.oracle_bound import partner_worlds
     rng = np.random.default_rng(3)
     varied = 0
     for seed in range(30):

@@ -6,9 +6,9 @@ import json
 
 import numpy as np
 import pytest
-from helpers import load_benchmark
 
 from agents import evaluation as evaluate
+from agents import results
 
 
 def test_an_agent_against_itself_is_exactly_even(tmp_path):
@@ -84,7 +84,7 @@ def test_runs_on_several_seeds_pool_into_one_figure(tmp_path):
     runs = [json.loads(f.read_text())["pairings"][0] for f in files]
     assert [len(r["deal_game_points"]) for r in runs] == [30, 50]
     assert np.isclose(np.mean(runs[0]["deal_game_points"]), runs[0]["game_points_per_hand"]["mean"])
-    pooled = evaluate.pool_pairings(runs)
+    pooled = results.pool_pairings(runs)
     everything = np.concatenate([r["deal_game_points"] for r in runs])
     assert pooled["deals"] == 80 and pooled["matches"] == 8 and pooled["sources"] == 2
     assert np.isclose(pooled["game_points_per_hand"]["mean"], everything.mean())
@@ -92,42 +92,39 @@ def test_runs_on_several_seeds_pool_into_one_figure(tmp_path):
     wins = np.concatenate([np.mean(r["match_wins"], axis=1) for r in runs])
     assert np.isclose(pooled["match_win_rate"]["mean"], wins.mean())
     with pytest.raises(ValueError, match="every result must be heuristic vs random"):
-        evaluate.pool_pairings([runs[0], {**runs[1], "b": "heuristic"}])
+        results.pool_pairings([runs[0], {**runs[1], "b": "heuristic"}])
     # the command-line tool writes the same pooled figure
-    tool = load_benchmark("pool_results")
-    assert tool.main([*map(str, files), "--json", str(tmp_path / "pooled.json")]) == 0
+    assert evaluate.main(["pool", *map(str, files), "--json", str(tmp_path / "pooled.json")]) == 0
     assert json.loads((tmp_path / "pooled.json").read_text())["game_points_per_hand"] == pooled["game_points_per_hand"]
 
 
 def test_paired_comparison_of_two_runs_on_the_same_deals(tmp_path):
-    tool = load_benchmark("compare_results")
     runs = {}
     for name, side, seed in (("h", "heuristic", 4), ("r", "heuristic+random", 4), ("other", "heuristic", 5)):
         out = tmp_path / f"{name}.json"
         assert evaluate.main([side, "random", "--deals", "40", "--matches", "0", "--seed", str(seed), "--json", str(out),
                               "--no-progress"]) == 0
         runs[name] = json.loads(out.read_text())
-    d = tool.paired_difference((runs["h"], runs["r"]))["game_points_difference"]
+    d = results.paired_difference((runs["h"], runs["r"]))["game_points_difference"]
     per_deal = np.subtract(runs["h"]["pairings"][0]["deal_game_points"], runs["r"]["pairings"][0]["deal_game_points"])
     # two heuristics beat a heuristic with a random partner
     assert d["n"] == 40 and np.isclose(d["mean"], per_deal.mean()) and d["ci95"][0] > 0
-    assert tool.paired_difference((runs["h"], runs["h"]))["game_points_difference"]["mean"] == 0
+    assert results.paired_difference((runs["h"], runs["h"]))["game_points_difference"]["mean"] == 0
     with pytest.raises(ValueError, match="not the same deals"):
-        tool.paired_difference((runs["h"], runs["other"]))
+        results.paired_difference((runs["h"], runs["other"]))
     # pairs on several seeds pool their per-deal differences
-    two = tool.paired_difference((runs["h"], runs["r"]), (runs["h"], runs["r"]))["game_points_difference"]
+    two = results.paired_difference((runs["h"], runs["r"]), (runs["h"], runs["r"]))["game_points_difference"]
     assert two["n"] == 80 and np.isclose(two["mean"], per_deal.mean()) and two["se"] < d["se"]
     with pytest.raises(ValueError, match="every pair must compare"):
-        tool.paired_difference((runs["h"], runs["r"]), (runs["r"], runs["h"]))
-    assert tool.main([str(tmp_path / "h.json"), str(tmp_path / "r.json")]) == 0
+        results.paired_difference((runs["h"], runs["r"]), (runs["r"], runs["h"]))
+    assert evaluate.main(["compare", str(tmp_path / "h.json"), str(tmp_path / "r.json")]) == 0
     with pytest.raises(SystemExit):
-        tool.main([str(tmp_path / "h.json")])
+        evaluate.main(["compare", str(tmp_path / "h.json")])
 
 
 def test_a_matches_only_run_pairs_with_the_matches_of_a_longer_run(tmp_path):
     """--deals 0 plays matches only (no game-point figure); a match's deals depend only on the
     seed, so it pairs match by match with a run that also played deals."""
-    tool = load_benchmark("compare_results")
     runs = {}
     for name, side, deals in (("h", "heuristic", "0"), ("r", "heuristic+random", "10")):
         out = tmp_path / f"{name}.json"
@@ -135,11 +132,11 @@ def test_a_matches_only_run_pairs_with_the_matches_of_a_longer_run(tmp_path):
                               "--no-progress"]) == 0
         runs[name] = json.loads(out.read_text())
     assert runs["h"]["pairings"][0]["game_points_per_hand"] is None and len(runs["h"]["pairings"][0]["match_wins"]) == 6
-    r = tool.paired_difference((runs["h"], runs["r"]))
+    r = results.paired_difference((runs["h"], runs["r"]))
     assert r["game_points_difference"] is None
     share = [np.mean(runs[k]["pairings"][0]["match_wins"], axis=1) for k in ("h", "r")]
     assert r["match_share_difference"]["n"] == 6
     assert r["match_share_difference"]["mean"] == pytest.approx(float(np.mean(share[0] - share[1])))
-    assert evaluate.pool_pairings([runs["h"]["pairings"][0]])["game_points_per_hand"] is None
+    assert results.pool_pairings([runs["h"]["pairings"][0]])["game_points_per_hand"] is None
     with pytest.raises(ValueError, match="not the same deals: seed 3"):
-        tool.paired_difference((runs["h"], {**runs["r"], "seed": 4}))
+        results.paired_difference((runs["h"], {**runs["r"], "seed": 4}))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import load_benchmark
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
@@ -123,11 +122,11 @@ def test_init_fine_tunes_from_a_checkpoint(tmp_path):
 
 
 def test_sweep_trains_variants_side_by_side_and_ranks_them(tmp_path):
-    """benchmarks/sweep.py: each variant's flags reach its own run, which is stopped at the deadline
+    """experiments/sweep.py: each variant's flags reach its own run, which is stopped at the deadline
     by SIGINT (checkpoint written as on Ctrl-C), slimmed and evaluated on the same deals."""
     import json
 
-    sweep = load_benchmark("sweep")
+    from experiments import sweep
     out = tmp_path / "sw"
     code = sweep.main(["--minutes", "0.15", "--out", str(out), "--torch-threads", "1", "--eval-deals", "4",
                        "--eval-matches", "1", "--base", "--config configs/tiny.yaml --eval-every 0",

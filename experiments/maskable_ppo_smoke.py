@@ -1,7 +1,7 @@
 """Smoke run: Stable-Baselines3-contrib's MaskablePPO on the Gymnasium environment.
 
     pip install torch==2.13.0 stable-baselines3 sb3-contrib
-    python benchmarks/maskable_ppo_smoke.py --steps 4096
+    python -m experiments.maskable_ppo_smoke --steps 4096
 
 Trains one seat against three random players for a few thousand steps, then plays
 200 evaluation hands with the learned policy (masked) and reports its mean reward.

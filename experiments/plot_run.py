@@ -2,7 +2,7 @@
 per hand against the heuristic (duplicate deals, 95% interval), and the end-to-end
 throughput (decisions/s, rolling median), with the switch from imitation to PPO marked.
 
-    python benchmarks/plot_run.py runs/NAME --out docs/results/learning_curve.png
+    python -m experiments.plot_run runs/NAME --out docs/results/learning_curve.png
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Expert iteration, one step: label positions with the searching bot, fit the network to them.
 
-    python benchmarks/distill_search.py collect --hands 6000 --seed 0 --out runs/distill/data_0.npz
-    python benchmarks/distill_search.py fit runs/distill/data_0.npz --out runs/distill/distilled.pt  # from the shipped model
+    python -m experiments.distill_search collect --hands 6000 --seed 0 --out runs/distill/data_0.npz
+    python -m experiments.distill_search fit runs/distill/data_0.npz --out runs/distill/distilled.pt  # from the shipped model
     python evaluate.py model:runs/distill/distilled.pt heuristic --deals 2000 --matches 200 --seed 11
 
 ``collect`` plays matches with ``bot:level=master`` (agents/search.py) in all four seats and

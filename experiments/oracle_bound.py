@@ -1,8 +1,8 @@
 """How much is there to win? A cheating player that sees every hand, against a fair opponent.
 
-    python benchmarks/oracle_bound.py --bids oracle --play oracle --deals 2000 --matches 200 --seed 11
-    python benchmarks/oracle_bound.py --bids oracle --play pimc --deals 500 --matches 50 --seed 11
-    python benchmarks/oracle_bound.py --bids partner --play partner --deals 0 --matches 100 --seed 11
+    python -m experiments.oracle_bound --bids oracle --play oracle --deals 2000 --matches 200 --seed 11
+    python -m experiments.oracle_bound --bids oracle --play pimc --deals 500 --matches 50 --seed 11
+    python -m experiments.oracle_bound --bids partner --play partner --deals 0 --matches 100 --seed 11
 
 The oracle is PIMC whose only "world" is the true deal: it bids what the double-dummy solver says
 each contract is worth on the real cards and plays the solver's best card. It is not a player
@@ -24,8 +24,6 @@ import json
 import sys
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents import evaluation as evaluate  # noqa: E402
 from agents.belief import constraints  # noqa: E402

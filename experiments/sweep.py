@@ -1,6 +1,6 @@
 """Train several variants of a recipe side by side under one wall-clock budget, then rank them.
 
-    python benchmarks/sweep.py --minutes 8 --out runs/sweep \\
+    python -m experiments.sweep --minutes 8 --out runs/sweep \\
         --base "--init agents/models/cuatrola.pt --imitation-decisions 0" \\
         --variant h80="--heuristic-frac 0.8 --pool-frac 0.1" \\
         --variant epochs3="--update-epochs 3"
@@ -26,7 +26,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 def parse_variant(text: str) -> tuple[str, list[str]]:

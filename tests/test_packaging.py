@@ -1,0 +1,39 @@
+"""The wheel works outside the repository: the shipped model and the page are package data,
+the commands are console scripts, and no generic top-level module lands in site-packages."""
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> zipfile.ZipFile:
+    out = tmp_path_factory.mktemp("wheel")
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q",
+                           "-w", str(out)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.fail(f"building the wheel failed:\n{done.stderr[-2000:]}")
+    (path,) = out.glob("cuatrola_rl-*.whl")
+    return zipfile.ZipFile(path)
+
+
+def test_the_wheel_carries_the_model_and_the_page(wheel):
+    names = set(wheel.namelist())
+    for data in ("agents/models/cuatrola.onnx", "agents/models/cuatrola.json", "agents/models/cuatrola.pt",
+                 "cuatrola_serve/static/index.html"):
+        assert data in names, f"{data} is not in the wheel"
+    assert wheel.read("agents/models/cuatrola.onnx") == (ROOT / "agents/models/cuatrola.onnx").read_bytes()
+
+
+def test_the_wheel_installs_no_generic_top_level_module(wheel):
+    top = {n.split("/")[0] for n in wheel.namelist() if not n.split("/")[0].endswith((".dist-info", ".data"))}
+    assert top == {"agents", "cuatrola_env", "cuatrola_serve"}, top
+    (entry_points,) = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
+    text = wheel.read(entry_points).decode()
+    for command in ("cuatrola-serve", "cuatrola-play", "cuatrola-train", "cuatrola-eval"):
+        assert f"{command} = " in text, f"no console script {command}"

@@ -87,15 +87,11 @@ def seat_view(game: Game, seat: int | None = None) -> SeatView:
     """The view of ``seat`` (default: the seat to act) of a :class:`~cuatrola_env.game.Game`."""
     g = game.single
     seat = g.current if seat is None else seat
-    rec = game._hands[-1]
-    history = tuple(zip(rec["seats"], rec["actions"], strict=True))
-    plays = [(s, a) for s, a in history if a < 20]
-    trick = tuple(plays[len(plays) - g.trick_len :]) if g.trick_len else ()
     return SeatView(
         seat=seat,
         rules=game.rules,
         hand=g.hands[seat],
-        legal=game._legal() if seat == g.current else 0,
+        legal=game.legal_bits if seat == g.current else 0,
         phase=g.phase,
         dealer=g.dealer,
         muestra=g.muestra,
@@ -105,8 +101,8 @@ def seat_view(game: Game, seat: int | None = None) -> SeatView:
         contract=g.contract,
         declarer=g.declarer,
         sitter=g.sitter,
-        history=history,
-        trick=trick,
+        history=tuple(game.history),
+        trick=tuple(game.trick),
         trick_num=g.trick_num,
         tricks_won=tuple(g.tricks_won),
         points=(g.points[0], g.points[1]),

@@ -90,10 +90,10 @@ def play_episode(game: Game, seats: list[tuple[Agent, int]], tally: Tally) -> No
         if not isinstance(action, (int, np.integer)) or not (view.legal >> int(action)) & 1:
             tally.illegal[side] += 1
             action = view.legal_actions[0]
-        before = len(game._hands)
+        before = game.hands_dealt
         game.step(int(action))
-        if len(game._hands) > before or game.over:  # a hand just ended
-            res = game._hands[before - 1]["result"]
+        if game.hands_dealt > before or game.over:  # a hand just ended
+            res = game.last_result
             if res["declarer"] is not None:
                 s = seats[res["declarer"]][1]
                 tally.bids[(s, res["contract"])] += 1

@@ -214,10 +214,8 @@ class Position:
     def from_game(cls, game) -> Position:
         """The current position of a :class:`cuatrola_env.game.Game` (card play only)."""
         g = game.single
-        rec = game._hands[-1]
-        plays = [(s, a) for s, a in zip(rec["seats"], rec["actions"], strict=True) if a < 20]
-        trick = plays[len(plays) - g.trick_len :] if g.trick_len else []
-        return cls(list(g.hands), g.current, trick, g.trick_num, g.sung, g.trump, g.sitter, g.contract, g.declarer, game.rules)
+        return cls(list(g.hands), g.current, game.trick, g.trick_num, g.sung, g.trump, g.sitter, g.contract, g.declarer,
+                   game.rules)
 
     def _trick_state(self):
         led, best_led, best_trump, win = trick_state(self.trick, self.trump)

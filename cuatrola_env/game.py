@@ -23,7 +23,7 @@ from . import engine
 from .bitboards import cards_of, from_cards
 from .core import DONE
 from .observation import observe_perfect_information
-from .rules import CONTRACT_NAMES, NUM_ACTIONS, RulesLike, action_name, get_rules
+from .rules import CONTRACT_NAMES, NUM_ACTIONS, NUM_CARDS, RulesLike, action_name, get_rules
 from .single import SingleGame
 from .vector import Mode
 
@@ -124,6 +124,33 @@ class Game:
         if self._mask is None:
             self._mask = self.single.legal_mask()
         return self._mask
+
+    @property
+    def legal_bits(self) -> int:
+        """The legal actions of the seat to act as a 24-bit mask (bit ``a`` set: action ``a`` is legal)."""
+        return self._legal()
+
+    @property
+    def history(self) -> list[tuple[int, int]]:
+        """The current hand's decisions so far, in order: ``(seat, action id)``."""
+        rec = self._hands[-1]
+        return list(zip(rec["seats"], rec["actions"], strict=True))
+
+    @property
+    def plays(self) -> list[tuple[int, int]]:
+        """The current hand's card plays so far, in order: ``(seat, card)``."""
+        return [(s, a) for s, a in self.history if a < NUM_CARDS]
+
+    @property
+    def trick(self) -> list[tuple[int, int]]:
+        """The trick in play, ``(seat, card)`` in play order; empty between tricks and in the bidding."""
+        n = self.single.trick_len
+        return self.plays[-n:] if n else []
+
+    @property
+    def hands_dealt(self) -> int:
+        """Hands dealt in this episode so far (1 in hand mode; a match counts on as it deals)."""
+        return len(self._hands)
 
     @property
     def last_result(self) -> dict | None:

@@ -168,7 +168,7 @@ def replay_state(state: dict, rng: np.random.Generator | None = None) -> tuple[G
     history: list[tuple[int, int]] = []
     for i, b in enumerate(bids):
         _step(game, b, f"bids[{i}]")
-        history.append((game._hands[-1]["seats"][-1], b))
+        history.append(game.history[-1])
     if plays and game.single.phase == 0:
         raise BotStateError(f"tricks: cards were played but the bidding is not over (bids: {bids})")
     _check_trick_sizes(tricks, game.single.trick_size)
@@ -255,11 +255,10 @@ def seat_state(game: Game, seat: int | None = None) -> dict:
     server holds for one seat, the inverse of :func:`replay_state`."""
     g = game.single
     seat = g.current if seat is None else seat
-    rec = game._hands[-1]
-    plays = [[s, a] for s, a in zip(rec["seats"], rec["actions"], strict=True) if a < NUM_CARDS]
+    plays = [[s, a] for s, a in game.plays]
     return {
         "seat": seat, "dealer": g.dealer, "muestra": g.muestra, "score": list(g.score), "rules": game.rules.name,
-        "hand": cards_of(g.hands[seat]), "bids": [a for a in rec["actions"] if a >= NUM_CARDS],
+        "hand": cards_of(g.hands[seat]), "bids": [a for _, a in game.history if a >= NUM_CARDS],
         "tricks": [plays[i : i + g.trick_size] for i in range(0, len(plays), g.trick_size)],
     }
 

@@ -95,21 +95,18 @@ class Table:
 
     def _step(self, action: int) -> None:
         seat = self.game.current_player
-        before = len(self.game._hands)
+        before = self.game.hands_dealt
         self.game.step(action)
         self.events.append({"seat": seat, "action": int(action), "name": action_name(action)})
-        if len(self.game._hands) > before or self.game.over:  # a hand ended
+        if self.game.hands_dealt > before or self.game.over:  # a hand ended
             self.events.append({"hand_over": self.game.last_result})
 
     # ------------------------------------------------------------------ the human's view
     def view(self) -> dict:
         """What the human seat may see, as plain JSON (no other seat's unplayed card)."""
         g, game, me = self.game.single, self.game, self.human
-        rec = game._hands[-1]
-        plays = [(s, a) for s, a in zip(rec["seats"], rec["actions"], strict=True) if a < 20]
-        size = g.trick_size
-        trick = plays[len(plays) - g.trick_len:] if g.trick_len else []
-        done = plays[: len(plays) - g.trick_len]  # the plays of the finished tricks
+        plays, size, trick = game.plays, g.trick_size, game.trick
+        done = plays[: len(plays) - len(trick)]  # the plays of the finished tricks
         last_trick = done[-size:] if done else []
         to_act = None if game.over else g.current
         return {

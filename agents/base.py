@@ -21,6 +21,7 @@ from functools import cached_property
 
 import numpy as np
 
+from cuatrola_env.engine import trick_in_play
 from cuatrola_env.game import Game
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules
 
@@ -126,18 +127,7 @@ def batch_views(env, games, legal_bits=None, obs=None) -> list[SeatView]:
     for k, i in enumerate(games):
         i = int(i)
         seat = int(s.current[i])
-        t = min(int(s.trick_num[i]), 4)
-        trick = ()
-        if s.trick_len[i]:
-            in_trick = int(s.trick_played[i, t])
-            leader, sitter = int(s.leaders[i, t]), int(s.sitter[i])
-            order, p = [], leader
-            for _ in range(int(s.trick_len[i])):
-                order.append(p)
-                p = (p + 1) & 3
-                if p == sitter:
-                    p = (p + 1) & 3
-            trick = tuple((p, (int(s.seat_played[i, p]) & in_trick).bit_length() - 1) for p in order)
+        trick = tuple(trick_in_play(s, i))
         out.append(SeatView(
             seat=seat, rules=env.rules, hand=int(s.hands[i, seat]), legal=int(bits[i]), phase=int(s.phase[i]),
             dealer=int(s.dealer[i]), muestra=int(s.muestra[i]), trump=int(s.trump[i]),

@@ -29,7 +29,6 @@ from cuatrola_env.core import CANTE_PLAIN, CANTE_TRUMP, trick_state
 from cuatrola_env.rules import CARD_POINTS, CUATROLA, LAST_TRICK_BONUS, SOLO, Rules
 
 _POINTS = np.array(CARD_POINTS, dtype=np.int64)
-_SUIT = np.array([(0x1F << (5 * s)) for s in range(4)] + [0], dtype=np.int64)  # index 4: none
 CABALLOS = sum(1 << (5 * s + 1) for s in range(4))  # the caballo of every suit
 ALL = (1 << 20) - 1
 TT_BITS = 13

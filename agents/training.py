@@ -44,7 +44,7 @@ from .heuristic import HeuristicAgent
 from .network import PolicyValueNet
 from .torch_agent import TorchAgent
 
-__all__ = ["Config", "CheckpointError", "load_checkpoint", "main", "parse_config"]
+__all__ = ["Config", "CheckpointError", "main", "parse_config"]
 
 
 @dataclasses.dataclass
@@ -116,7 +116,7 @@ def parse_config(argv=None) -> tuple[Config, str | None, dict | None]:
         if v is not None:
             values[f.name] = v
     if a.resume:
-        ck = load_checkpoint(a.resume)
+        ck = read_checkpoint(a.resume)
         check_resumable(ck, a.resume)
         return resumed_config(ck["config"], values), a.resume, ck
     cfg = Config(**values)
@@ -155,11 +155,6 @@ def check_resumable(ck: dict, path: str) -> None:
         wrong.append("hand_uid")
     if wrong:
         raise CheckpointError(f"{path}: field(s) {wrong} of field 'env' do not hold the run's {n} games (num_envs)")
-
-
-def load_checkpoint(path: str, rules_name: str | None = None) -> dict:
-    """A checkpoint to resume from; :class:`CheckpointError` says why one does not fit."""
-    return read_checkpoint(path, rules_name)
 
 
 def _initial_weights(cfg: Config) -> dict:

@@ -13,6 +13,7 @@ Game metadata (OpenSpiel style) is in :data:`GAME_INFO`.
 
 from .observation import OBS_DIM, OBS_VERSION, OFFSETS
 from .rules import (
+    MAX_DECISIONS_PER_HAND,
     NUM_ACTIONS,
     NUM_CARDS,
     ONLINE,
@@ -38,7 +39,7 @@ GAME_INFO = {
     "num_distinct_actions": NUM_ACTIONS,
     "observation_size": OBS_DIM,
     "observation_version": OBS_VERSION,
-    "max_game_length": 24,  # decisions in the longest hand: 4 bids + 20 card plays
+    "max_game_length": MAX_DECISIONS_PER_HAND,  # decisions in the longest hand: 4 bids + 20 card plays
     "min_utility_hand": -5.0,
     "max_utility_hand": 5.0,
     "min_utility_match": -1.0,

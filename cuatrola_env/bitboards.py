@@ -16,7 +16,6 @@ FULL_DECK = U32((1 << NUM_CARDS) - 1)
 
 #: SUIT_MASK[s]: the five cards of suit s
 SUIT_MASK = np.array([((1 << NUM_RANKS) - 1) << (NUM_RANKS * s) for s in range(NUM_SUITS)], dtype=U32)
-OROS, COPAS, ESPADAS, BASTOS = (U32(m) for m in SUIT_MASK)
 
 #: ABOVE[c]: cards of c's suit that beat c (higher rank). ABOVE[20] (= "no card", index -1) is
 #: the whole deck so that "beats nothing" lookups stay branch-free.
@@ -33,7 +32,6 @@ assert REY == CABALLO + 1
 CABALLO_BITS = U32(sum(1 << (NUM_RANKS * s + CABALLO) for s in range(NUM_SUITS)))
 
 #: bit i of a 24-bit action mask is action i; bits 20..23 are the bids
-BID_BITS = U32(0xF << NUM_CARDS)
 
 # popcount of every 12-bit value, for a two-lookup popcount of a 24-bit mask
 _POP12 = np.array([bin(i).count("1") for i in range(1 << 12)], dtype=np.int8)
@@ -42,17 +40,11 @@ _DEBRUIJN_INDEX = np.zeros(32, dtype=np.int8)
 for _i in range(32):
     _DEBRUIJN_INDEX[((0x077CB531 << _i) & 0xFFFFFFFF) >> 27] = _i
 del _i
-#: BITS10[m]: the 10 bits of m as float32 0/1, for expanding masks into observations
-BITS10 = ((np.arange(1 << 10)[:, None] >> np.arange(10)) & 1).astype(np.float32)
 # card points of every 10-bit half of a mask (low half: cards 0..9, high half: 10..19)
 _PTS_LO = np.array([sum(int(CARD_POINTS[b]) for b in range(10) if i >> b & 1) for i in range(1 << 10)], dtype=np.int16)
 _PTS_HI = np.array([sum(int(CARD_POINTS[b + 10]) for b in range(10) if i >> b & 1) for i in range(1 << 10)], dtype=np.int16)
 _BIT_ARANGE = np.arange(32, dtype=U32)
 
-
-def bit(card):
-    """Mask of one card (scalar or array of ids)."""
-    return U32(1) << np.asarray(card, dtype=U32)
 
 
 def popcount(mask):

@@ -4,9 +4,10 @@ Every function works on a whole batch of games at once with bitwise operations o
 20-bit card masks; there is no Python loop over games or cards. Functions mutate the
 :class:`State` in place (for speed) and only after their input has been validated.
 
-``new_state`` → ``deal`` / ``start_hand`` → (``legal_action_mask`` → ``step``)* → hand end
-(``finish_hands``) → next hand. :class:`cuatrola_env.vector.VectorCuatrola` is the thin
-public wrapper around these functions.
+``new_state`` → ``DealPool.draw`` / ``start_hand`` → (``legal_action_mask`` → ``step``)* →
+hand end (``hand_results``, ``seat_rewards``) → next hand. :class:`cuatrola_env.vector.VectorCuatrola`
+is the thin public wrapper around these functions for batches, :class:`cuatrola_env.single.SingleGame`
+runs the same rules (``cuatrola_env.core``) for one game on Python ints.
 
 State fields (``N`` = number of games; seats are absolute, 0..3, in playing order)
 ------------------------------------------------------------------------------------
@@ -439,6 +440,23 @@ def hand_results(s: State, g: np.ndarray, rules: Rules):
         NP, rules, s.contract[g], dec, s.points[g, 0], s.points[g, 1], s.winners[g, NUM_TRICKS - 1],
         s.dealer[g], s.tricks_won[g, np.maximum(dec, 0)],
     )
+
+
+def trick_in_play(s: State, i: int) -> list[tuple[int, int]]:
+    """Game ``i``'s trick in play as ``(seat, card)`` in play order: from the trick's leader
+    round the table, skipping a declarer's sitting-out partner; empty between tricks."""
+    n = int(s.trick_len[i])
+    if not n:
+        return []
+    t = min(int(s.trick_num[i]), 4)
+    in_trick, seat, sitter = int(s.trick_played[i, t]), int(s.leaders[i, t]), int(s.sitter[i])
+    plays = []
+    for _ in range(n):
+        plays.append((seat, (int(s.seat_played[i, seat]) & in_trick).bit_length() - 1))
+        seat = (seat + 1) & 3
+        if seat == sitter:
+            seat = (seat + 1) & 3
+    return plays
 
 
 def seat_rewards(winner: np.ndarray, value) -> np.ndarray:

@@ -1,9 +1,11 @@
-"""``Game``: one Cuatrola game on the batched engine (a batch of one), with its record.
+"""``Game``: one Cuatrola game with its record: the one-game layer every consumer uses.
 
-The PettingZoo and Gymnasium environments, the replay tool and bots use it. It adds no
-rule: legality, scoring and dealing all come from :mod:`cuatrola_env.engine` through
-:class:`~cuatrola_env.vector.VectorCuatrola`; it keeps the episode's record (the deal and
-every action of each hand, and each hand's result) and turns arrays into plain values.
+The PettingZoo and Gymnasium environments, the replay tool, the bots and the service use it.
+It adds no rule: legality, scoring and dealing come from :mod:`cuatrola_env.core` through
+:class:`~cuatrola_env.single.SingleGame` (the same kernels the batched engine runs); it keeps
+the episode's record (the deal and every action of each hand, and each hand's result) and
+offers it through public accessors: :attr:`Game.history`, :attr:`Game.plays`, :attr:`Game.trick`
+(the trick in play), :attr:`Game.hands_dealt`, :attr:`Game.last_result` and :meth:`Game.record`.
 
 >>> from cuatrola_env.game import Game
 >>> g = Game(rules="online", seed=0)

@@ -7,7 +7,7 @@ never an observation.
 from __future__ import annotations
 
 from .bitboards import cards_of
-from .engine import BIDDING, DONE, State
+from .engine import BIDDING, DONE, State, trick_in_play
 from .rules import CONTRACT_NAMES, SUIT_NAMES, Rules, card_name
 
 
@@ -36,11 +36,9 @@ def render_text(s: State, rules: Rules, i: int = 0) -> str:
         mark = " *" if p == int(s.current[i]) and s.phase[i] != DONE else ""
         lines.append(f"{'player_' + str(p) + mark:<11}{hands[p]:<{width}}{int(s.tricks_won[i, p]):>6}")
     lines.append("")
-    t = min(int(s.trick_num[i]), 4)
-    if s.phase[i] != BIDDING and s.trick_len[i] > 0:
-        in_trick = int(s.trick_played[i, t])
-        cards = [(p, c) for p in range(4) for c in cards_of(int(s.seat_played[i, p]) & in_trick)]
-        lines.append(f"Trick {t + 1}: " + ", ".join(f"player_{p} {card_name(c)}" for p, c in cards))
+    if s.phase[i] != BIDDING and s.trick_len[i] > 0:  # in play order, from the trick's leader
+        plays = trick_in_play(s, i)
+        lines.append(f"Trick {min(int(s.trick_num[i]), 4) + 1}: " + ", ".join(f"player_{p} {card_name(c)}" for p, c in plays))
     sung = [f"{SUIT_NAMES[k]} (team {int(tm)})" for k, tm in enumerate(s.sung_by[i]) if tm >= 0]
     lines.append(
         f"Points: team 0 {int(s.points[i, 0])}, team 1 {int(s.points[i, 1])}"

@@ -58,7 +58,6 @@ def card_name(card: int) -> str:
 
 # --------------------------------------------------------------------------- actions
 NUM_ACTIONS = 24
-ACTION_PASS, ACTION_SOLO, ACTION_CUATROLA, ACTION_QUINTOLA = 20, 21, 22, 23
 #: contract codes used in the state (action id - 20); -1 = not decided yet
 PASS, SOLO, CUATROLA, QUINTOLA = 0, 1, 2, 3
 CONTRACT_NAMES = ("pass", "solo", "cuatrola", "quintola")

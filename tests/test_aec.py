@@ -212,3 +212,23 @@ def test_no_leak_other_hands_during_bidding():
             a.step(20)
             b.step(20)
         assert np.array_equal(a.observe("player_0")["observation"], b.observe("player_0")["observation"])
+
+
+def test_render_lists_the_trick_in_play_order():
+    """Rule 'la mano leads the first trick and play goes round the table': with seat 3 as la mano
+    (dealer 2), the trick reads player_3, player_0, player_1, not in seat order."""
+    from cuatrola_env.game import Game
+    from cuatrola_env.render import render_text
+
+    rng = np.random.default_rng(8)
+    deck = rng.permutation(20)
+    hands = [sorted(int(c) for c in deck[5 * p : 5 * p + 5]) for p in range(4)]
+    g = Game()
+    g.reset(hands=hands, dealer=2, muestra=hands[2][0])
+    for _ in range(4):
+        g.step(20)  # everyone passes
+    for _ in range(3):
+        g.step(g.legal_actions()[0])
+    line = next(x for x in render_text(g.state, g.rules).splitlines() if x.startswith("Trick 1:"))
+    seats = [int(part.split()[0].removeprefix("player_")) for part in line.removeprefix("Trick 1: ").split(", ")]
+    assert seats == [3, 0, 1], line

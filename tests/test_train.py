@@ -10,6 +10,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
 from agents import training as train  # noqa: E402
+from agents.checkpoint import read_checkpoint  # noqa: E402
 
 TINY = ["--config", "configs/tiny.yaml", "--eval-every", "0"]
 
@@ -24,7 +25,7 @@ def test_tiny_run_end_to_end(tmp_path):
     run = only_run(tmp_path)
     assert (run / "checkpoint.pt").is_file()
     assert list(run.glob("events.out.tfevents.*")), "TensorBoard events written"
-    ck = train.load_checkpoint(str(run / "checkpoint.pt"))
+    ck = read_checkpoint(str(run / "checkpoint.pt"))
     assert ck["step"] == 4096 and ck["update"] == 4 and ck["obs_version"] == 1
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
@@ -44,30 +45,30 @@ def test_resume_continues_exactly(tmp_path):
     train.main([*TINY, "--run-dir", str(b), "--total-decisions", "2048"])
     ck_b = only_run(b) / "checkpoint.pt"
     train.main(["--resume", str(ck_b), "--total-decisions", "4096"])
-    wa = train.load_checkpoint(str(only_run(a) / "checkpoint.pt"))["model"]
-    wb = train.load_checkpoint(str(ck_b))["model"]
+    wa = read_checkpoint(str(only_run(a) / "checkpoint.pt"))["model"]
+    wb = read_checkpoint(str(ck_b))["model"]
     assert all(torch.equal(wa[k], wb[k]) for k in wa), "a resumed run must match an uninterrupted one"
 
 
 def test_checkpoint_errors(tmp_path):
     with pytest.raises(train.CheckpointError, match="no checkpoint or model file at"):
-        train.load_checkpoint(str(tmp_path / "missing.pt"))
+        read_checkpoint(str(tmp_path / "missing.pt"))
     bad = tmp_path / "bad.pt"
     bad.write_text("not a checkpoint")
     with pytest.raises(train.CheckpointError, match="not a readable checkpoint"):
-        train.load_checkpoint(str(bad))
+        read_checkpoint(str(bad))
     torch.save({"model": {}}, tmp_path / "other.pt")
     with pytest.raises(train.CheckpointError, match="not a Cuatrola checkpoint"):
-        train.load_checkpoint(str(tmp_path / "other.pt"))
+        read_checkpoint(str(tmp_path / "other.pt"))
     train.main([*TINY, "--run-dir", str(tmp_path / "r"), "--total-decisions", "1024"])
     path = only_run(tmp_path / "r") / "checkpoint.pt"
     ck = torch.load(path, weights_only=True)
     ck["obs_version"] = 0
     torch.save(ck, tmp_path / "old.pt")
     with pytest.raises(train.CheckpointError, match="observation version 0"):
-        train.load_checkpoint(str(tmp_path / "old.pt"))
+        read_checkpoint(str(tmp_path / "old.pt"))
     with pytest.raises(train.CheckpointError, match="rules 'online', not 'traditional'"):
-        train.load_checkpoint(str(path), rules_name="traditional")
+        read_checkpoint(str(path), rules_name="traditional")
     from agents.torch_agent import load_policy
 
     ck = torch.load(path, weights_only=True)
@@ -103,15 +104,15 @@ def test_model_spec_plays_a_checkpoint(tmp_path):
 def test_init_fine_tunes_from_a_checkpoint(tmp_path):
     train.main([*TINY, "--run-dir", str(tmp_path / "a"), "--total-decisions", "1024"])
     start = only_run(tmp_path / "a") / "checkpoint.pt"
-    w0 = train.load_checkpoint(str(start))["model"]
+    w0 = read_checkpoint(str(start))["model"]
     # with a zero learning rate the fine-tuned run ends on exactly the weights it started from
     still = [*TINY, "--imitation-decisions", "0", "--total-decisions", "1024", "--init", str(start)]
     train.main([*still, "--run-dir", str(tmp_path / "b"), "--learning-rate", "0"])
-    wb = train.load_checkpoint(str(only_run(tmp_path / "b") / "checkpoint.pt"))
+    wb = read_checkpoint(str(only_run(tmp_path / "b") / "checkpoint.pt"))
     assert wb["step"] == 1024, "a fine-tuning run counts its own decisions"
     assert all(torch.equal(w0[k], wb["model"][k]) for k in w0)
     train.main([*still, "--run-dir", str(tmp_path / "c")])
-    wc = train.load_checkpoint(str(only_run(tmp_path / "c") / "checkpoint.pt"))["model"]
+    wc = read_checkpoint(str(only_run(tmp_path / "c") / "checkpoint.pt"))["model"]
     assert not all(torch.equal(w0[k], wc[k]) for k in w0), "with a learning rate it trains"
     with pytest.raises(train.CheckpointError, match="2 layers of 32 units; this run builds 2 of 16"):
         train.main([*still, "--run-dir", str(tmp_path / "d"), "--hidden", "16"])

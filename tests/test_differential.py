@@ -35,10 +35,10 @@ def _compare_finished(env, refs, i, pos, rewards):
     assert rewards[i].tolist() == ref.rewards()
 
 
-@pytest.mark.parametrize("preset", ["online", "traditional"])
-def test_hands_match_reference(preset):
-    rng = np.random.default_rng({"online": 11, "traditional": 22}[preset])
-    n = HANDS_PER_PRESET
+def play_against_reference(preset: str, n: int, seed: int) -> tuple[np.ndarray, int]:
+    """``n`` random hands through the engine and the reference, asserting at every decision
+    and at every hand's end that they agree; the contracts played and the cantes sung."""
+    rng = np.random.default_rng(seed)
     hands, dealer, muestra = draw_deals(rng, n)
     env = VectorCuatrola(num_envs=n, rules=preset, seed=0)
     env.reset(hands=hands, dealer=dealer, muestra=muestra)
@@ -67,9 +67,62 @@ def test_hands_match_reference(preset):
                     contracts[refs[i].contract] += 1
                     cantes_seen += sum(c is not None for c in refs[i].cantes)
         active &= ~done
+    return contracts, cantes_seen
+
+
+@pytest.mark.parametrize("preset", ["online", "traditional"])
+def test_hands_match_reference(preset):
+    contracts, cantes_seen = play_against_reference(preset, HANDS_PER_PRESET, {"online": 11, "traditional": 22}[preset])
     # the random play must have exercised every contract and the cantes
     assert (contracts > 100).all(), contracts
     assert cantes_seen > 100
+
+
+def _broken_rule(name: str):
+    """The engine's rule kernel ``name`` broken the way a mistaken reading of the rules would."""
+    import dataclasses
+
+    from cuatrola_env import core
+
+    real = getattr(core, name)
+    if name == "hand_over":  # early end forgotten: cuatrola and quintola always play 5 tricks
+        return lambda K, contract, played, declarer_tricks: played == core.NUM_TRICKS
+    if name == "cante":  # cante order: suits in id order, the trump not first
+        def cante(K, hand_a, hand_b, sung, trump, contract):
+            return real(K, hand_a, hand_b, sung, 0 * trump, contract)
+        return cante
+    if name == "legal_play":  # the overtake rule of the other preset
+        def legal_play(K, rules, *args):
+            flipped = dataclasses.replace(rules, overtake_when_trumped=not rules.overtake_when_trumped)
+            return real(K, flipped, *args)
+        return legal_play
+    if name == "hand_winner":  # the tie rule of the other preset
+        def hand_winner(K, rules, *args):
+            other = "mano" if rules.tie_rule == "last_trick" else "last_trick"
+            return real(K, dataclasses.replace(rules, tie_rule=other), *args)
+        return hand_winner
+    if name == "end_of_bidding":  # first leader: la mano leads even when it sits out
+        def end_of_bidding(K, declarer, dealer):
+            sitter, _, size = real(K, declarer, dealer)
+            return sitter, (dealer + 1) & 3, size
+        return end_of_bidding
+    raise ValueError(name)
+
+
+@pytest.mark.parametrize("kernel", ["hand_over", "cante", "legal_play", "hand_winner", "end_of_bidding"])
+def test_the_differential_test_catches_a_broken_engine(kernel, monkeypatch):
+    """Mutation test: with one rule kernel broken (early end, cante order, overtake rule, tie
+    rule, first leader), the comparison with the reference fails under one preset or both."""
+    from cuatrola_env import core
+
+    monkeypatch.setattr(core, kernel, _broken_rule(kernel))
+    caught = 0
+    for preset, seed in (("online", 31), ("traditional", 32)):
+        try:
+            play_against_reference(preset, 3000, seed)
+        except AssertionError:
+            caught += 1
+    assert caught, f"a broken {kernel} went unnoticed"
 
 
 @pytest.mark.parametrize("preset", ["online", "traditional"])

@@ -130,6 +130,11 @@ def convert(old: str | os.PathLike, new: str | os.PathLike) -> Path:
     """Rewrite a trusted checkpoint of an older version (NumPy arrays pickled) in the safe form.
     This unpickles ``old``: only for files you trust."""
     ck = torch.load(old, map_location="cpu", weights_only=False)
+    env = ck.get("env") if isinstance(ck, dict) else None
+    if isinstance(env, dict) and "rngs" in env:  # the older layout of the games' deal streams
+        ck["env"] = {"state": env["state"], "deals": [{"rng": rng, "masks": masks, "last": last, "pos": pos}
+                                                      for rng, (masks, last, pos) in zip(env["rngs"], env["deals"],
+                                                                                          strict=True)]}
     out = save_checkpoint(new, ck)
     read_checkpoint(out)
     return out

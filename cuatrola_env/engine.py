@@ -213,6 +213,21 @@ class DealPool:
         self._last = np.empty((0, NUM_SEATS), dtype=I8)  # last card of each seat's five
         self._pos = 0
 
+    def get_state(self) -> dict:
+        """The pool's position in its stream of deals (its generator's state and the deals drawn ahead)."""
+        return {"rng": self.rng.bit_generator.state, "masks": self._masks.copy(), "last": self._last.copy(),
+                "pos": self._pos}
+
+    def set_state(self, state: dict) -> None:
+        """Continue the stream of deals exactly where :meth:`get_state` took it."""
+        masks, last = np.asarray(state["masks"], U32), np.asarray(state["last"], I8)
+        if masks.ndim != 2 or masks.shape[1:] != (NUM_SEATS,) or last.shape != masks.shape:
+            raise ValueError(f"a deal pool state holds (k, 4) masks and last cards, got {masks.shape} and {last.shape}")
+        if not 0 <= int(state["pos"]) <= len(masks):
+            raise ValueError(f"deal pool position {state['pos']} is outside its {len(masks)} deals")
+        self.rng.bit_generator.state = state["rng"]
+        self._masks, self._last, self._pos = masks.copy(), last.copy(), int(state["pos"])
+
     def draw(self, dealer: np.ndarray):
         """Hand masks (k, 4) in seat order and muestras (k,) for games with these dealers."""
         k = dealer.shape[0]

@@ -160,6 +160,30 @@ class VectorCuatrola:
         self._make_shards(seed)
         self.reset()
 
+    def get_state(self) -> dict:
+        """Everything needed to continue exactly (a training checkpoint): the game arrays and each
+        shard's stream of deals. Plain arrays, dicts and numbers; :meth:`set_state` restores it."""
+        return {"state": {k: v.copy() for k, v in vars(self.state).items()},
+                "deals": [sh.deals.get_state() for sh in self._shards]}
+
+    def set_state(self, snapshot: dict) -> None:
+        """Continue exactly where :meth:`get_state` left off; a snapshot of another number of games
+        or threads raises ``ValueError`` naming what does not fit, and changes nothing."""
+        arrays, deals = snapshot["state"], snapshot["deals"]
+        fields = vars(self.state)
+        if set(arrays) != set(fields):
+            raise ValueError(f"the snapshot's game fields differ: {sorted(set(arrays) ^ set(fields))}")
+        for k, v in arrays.items():
+            if np.shape(v) != fields[k].shape:
+                raise ValueError(f"the snapshot's {k!r} has shape {np.shape(v)}, these {self.num_envs} games {fields[k].shape}")
+        if len(deals) != len(self._shards):
+            raise ValueError(f"the snapshot has {len(deals)} deal streams, this environment {len(self._shards)} (num_threads)")
+        for k, v in arrays.items():
+            fields[k][...] = v
+        for shard, deal_state in zip(self._shards, deals, strict=True):
+            shard.deals.set_state(deal_state)
+        self._mask_cache = None
+
     def _make_shards(self, seed) -> None:
         t = self.num_threads
         if t == 1:

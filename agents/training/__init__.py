@@ -1,0 +1,30 @@
+"""Self-play training of a Cuatrola bot: masked PPO with a perfect-information critic.
+
+    python train.py                                  # the default preset, configs/default.yaml
+    python train.py --config configs/default.yaml --total-decisions 2000000 --num-envs 512
+    python train.py --resume runs/NAME/checkpoint.pt # continue a run exactly where it stopped
+    tensorboard --logdir runs
+
+One network plays all four seats from each seat's own observation and learns both the
+bids and the card play, with illegal actions masked. Every decision's return is its seat's
+result of the hand (game points, undiscounted; hands are short), its advantage that return
+minus a critic that sees every hand (training only). Games run batched in
+``VectorCuatrola``; acting is batched through the network; no Python loop over games in the
+hot path. TensorBoard namespaces: ``charts/`` (throughput, game points), ``losses/``
+(policy, value, entropy, KL), ``eval/`` (duplicate evaluation against random and heuristic,
+with 95% intervals), ``bids/`` (frequency and success per contract and per seat relative to
+the dealer); the config is logged as text. Checkpoints (model, optimiser, config, rules,
+observation version, counters, RNG and game state) are written atomically every
+``checkpoint_minutes``, at the end and on Ctrl-C or SIGTERM.
+
+The pieces, DouZero-style: :mod:`.config` (the typed config and resuming), :mod:`.rollout`
+(the actor: games, opponents, the decisions collected), :mod:`.update` (the learner's step),
+:mod:`.report` (TensorBoard and the periodic evaluation), :mod:`.state` (checkpoints) and
+:mod:`.loop` (``main``, the loop that ties them together).
+"""
+
+from ..checkpoint import CheckpointError
+from .config import RESUMABLE, Config, parse_config
+from .loop import main
+
+__all__ = ["RESUMABLE", "CheckpointError", "Config", "main", "parse_config"]

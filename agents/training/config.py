@@ -1,0 +1,136 @@
+"""The training run's config: every field with a default and a help line, presets from YAML,
+flags over both, and what a resumed run may change."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+
+import torch
+import yaml
+
+from cuatrola_env import get_rules
+
+from ..checkpoint import CheckpointError, read_checkpoint
+
+
+@dataclasses.dataclass
+class Config:
+    exp_name: str = dataclasses.field(default="cuatrola_ppo", metadata={"help": "run name prefix: runs/<exp_name>_<seed>_<time>"})
+    seed: int = dataclasses.field(default=1, metadata={"help": "seed of torch, numpy and the deals"})
+    rules: str = dataclasses.field(default="online", metadata={"help": "rules preset: online or traditional"})
+    num_envs: int = dataclasses.field(default=1024, metadata={"help": "games stepped at once"})
+    num_steps: int = dataclasses.field(default=24, metadata={"help": "decisions per game per rollout"})
+    total_decisions: int = dataclasses.field(default=70_000_000, metadata={"help": "decisions to train for"})
+    learning_rate: float = dataclasses.field(default=5e-4, metadata={"help": "Adam learning rate"})
+    update_epochs: int = dataclasses.field(default=1, metadata={"help": "PPO epochs per rollout"})
+    num_minibatches: int = dataclasses.field(default=16, metadata={"help": "minibatches per epoch"})
+    clip_coef: float = dataclasses.field(default=0.2, metadata={"help": "PPO clipping"})
+    ent_coef: float = dataclasses.field(default=0.01, metadata={"help": "entropy bonus"})
+    vf_coef: float = dataclasses.field(default=0.5, metadata={"help": "value loss weight"})
+    max_grad_norm: float = dataclasses.field(default=0.5, metadata={"help": "gradient clipping"})
+    imitation_decisions: int = dataclasses.field(
+        default=6_000_000, metadata={"help": "warm start: imitate the heuristic's choices for N decisions (DAgger), then PPO"})
+    bid_ent_coef: float = dataclasses.field(
+        default=0.05, metadata={"help": "extra entropy bonus on bidding decisions (keeps the contracts explored)"})
+    card_points_coef: float = dataclasses.field(
+        default=0.5, metadata={"help": "shaping: add this times the team's card-point margin / 100 to each return"})
+    heuristic_frac: float = dataclasses.field(
+        default=0.35, metadata={"help": "share of games where one team is the heuristic bot (the other the learner)"})
+    pool_frac: float = dataclasses.field(
+        default=0.25, metadata={"help": "share of games where one team is a frozen past version of the network"})
+    pool_size: int = dataclasses.field(default=8, metadata={"help": "frozen past versions kept in the opponent pool"})
+    pool_every: int = dataclasses.field(default=10, metadata={"help": "add the current network to the pool every N updates"})
+    hidden: int = dataclasses.field(default=128, metadata={"help": "hidden units per layer"})
+    layers: int = dataclasses.field(default=2, metadata={"help": "hidden layers"})
+    eval_every: int = dataclasses.field(default=50, metadata={"help": "evaluate every N updates (0: never)"})
+    eval_deals: int = dataclasses.field(default=200, metadata={"help": "duplicate deals per evaluation"})
+    checkpoint_minutes: float = dataclasses.field(default=5.0, metadata={"help": "checkpoint every N minutes"})
+    torch_threads: int = dataclasses.field(default=2, metadata={"help": "torch CPU threads"})
+    run_dir: str = dataclasses.field(default="runs", metadata={"help": "where runs are written"})
+    init: str = dataclasses.field(
+        default="", metadata={"help": "fine-tune: start from the network in this checkpoint or model file (fresh optimiser)"})
+
+
+#: config fields a resumed run may change: they alter how long it runs and how it reports, not what it learns
+RESUMABLE = ("total_decisions", "checkpoint_minutes", "eval_every", "eval_deals", "torch_threads")
+
+#: what a checkpoint to resume from holds, besides the fields every model file has
+RESUME_FIELDS = ("run_name", "config", "optimizer", "step", "update", "rng", "torch_rng", "env", "hand_uid", "pending", "pool")
+
+
+def _flags(fields) -> str:
+    return ", ".join("--" + f.replace("_", "-") for f in fields)
+
+
+def parse_config(argv=None) -> tuple[Config, str | None, dict | None]:
+    """The run's config, and the path and contents of the checkpoint it resumes from (``None`` for a new run)."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--config", help="YAML preset whose keys are config fields (configs/*.yaml)")
+    p.add_argument("--resume", help=f"checkpoint to continue from: its own config, of which {_flags(RESUMABLE)} may change")
+    for f in dataclasses.fields(Config):
+        p.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=None, help=f.metadata["help"])
+    a = p.parse_args(argv)
+    values = {}
+    if a.config:
+        data = yaml.safe_load(Path(a.config).read_text()) or {}
+        unknown = set(data) - {f.name for f in dataclasses.fields(Config)}
+        if unknown:
+            p.error(f"unknown key(s) {sorted(unknown)} in {a.config}")
+        values.update(data)
+    for f in dataclasses.fields(Config):
+        v = getattr(a, f.name)
+        if v is not None:
+            values[f.name] = v
+    if a.resume:
+        ck = read_checkpoint(a.resume)
+        check_resumable(ck, a.resume)
+        return resumed_config(ck["config"], values), a.resume, ck
+    cfg = Config(**values)
+    get_rules(cfg.rules)  # a clear error for a bad preset
+    return cfg, None, None
+
+
+def resumed_config(saved: dict, given: dict) -> Config:
+    """The saved run's config with the ``given`` fields applied; a field that would change what the
+    run learns is refused (:class:`CheckpointError` naming it), never dropped in silence."""
+    refused = sorted(k for k, v in given.items() if k not in RESUMABLE and saved[k] != v)
+    if refused:
+        changes = ", ".join(f"--{k.replace('_', '-')} {given[k]!r} (the run has {saved[k]!r})" for k in refused)
+        raise CheckpointError(f"a resumed run keeps its config, so these cannot change: {changes}; "
+                              f"only {_flags(RESUMABLE)} can")
+    return Config(**{**saved, **given})
+
+
+def check_resumable(ck: dict, path: str) -> None:
+    """Raise :class:`CheckpointError` naming the first field of ``ck`` that a run cannot resume from."""
+    missing = [k for k in RESUME_FIELDS if k not in ck]
+    if missing:
+        raise CheckpointError(f"{path} cannot be resumed: it lacks {', '.join(map(repr, missing))} (a model file, "
+                              "not a training checkpoint? --init fine-tunes from one)")
+    known = {f.name for f in dataclasses.fields(Config)}
+    unknown, absent = sorted(set(ck["config"]) - known), sorted(known - set(ck["config"]))
+    if unknown or absent:
+        raise CheckpointError(f"{path}: its config does not fit this version's Config "
+                              f"(unknown field(s) {unknown}, missing field(s) {absent})")
+    n = ck["config"]["num_envs"]
+    state = ck["env"].get("state") if isinstance(ck["env"], dict) else None
+    if not isinstance(state, dict) or not state:
+        raise CheckpointError(f"{path}: field 'env' holds no game state")
+    wrong = sorted(k for k, v in state.items() if not isinstance(v, torch.Tensor) or tuple(v.shape[:1]) != (n,))
+    if not isinstance(ck["hand_uid"], torch.Tensor) or tuple(ck["hand_uid"].shape) != (n,):
+        wrong.append("hand_uid")
+    if wrong:
+        raise CheckpointError(f"{path}: field(s) {wrong} of field 'env' do not hold the run's {n} games (num_envs)")
+
+
+def initial_weights(cfg: Config) -> dict:
+    """The network weights of ``cfg.init``, checked against this run's rules and network shape."""
+    init = read_checkpoint(cfg.init, cfg.rules)
+    shape = init.get("config", {})
+    if (shape.get("hidden"), shape.get("layers")) != (cfg.hidden, cfg.layers):
+        raise CheckpointError(
+            f"{cfg.init} holds a network of {shape.get('layers')} layers of {shape.get('hidden')} units; "
+            f"this run builds {cfg.layers} of {cfg.hidden} (set --hidden and --layers to match)")
+    return init["model"]

@@ -1,0 +1,91 @@
+"""The training loop: one rollout, one learning step, the reports, the checkpoints; repeat."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import signal
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from cuatrola_env import get_rules
+
+from ..checkpoint import save_checkpoint
+from ..network import PolicyValueNet
+from .config import initial_weights, parse_config
+from .report import evaluate_policy, log_update
+from .rollout import Progress, SelfPlay
+from .state import restore, snapshot
+from .update import imitation_update, ppo_update
+
+
+@contextlib.contextmanager
+def stop_signals():
+    """Ctrl-C or SIGTERM ask the loop to stop after this update (a checkpoint is then written)."""
+    stop = {"now": False}
+
+    def ask(signum, frame):
+        stop["now"] = True
+
+    old = {sig: signal.signal(sig, ask) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+def main(argv=None) -> int:
+    cfg, resume, ck = parse_config(argv)
+    init = initial_weights(cfg) if cfg.init and not ck else None  # checked before anything is written
+    run_name = ck["run_name"] if ck else f"{cfg.exp_name}_{cfg.seed}_{int(time.time())}"
+    run_dir = Path(resume).parent if resume else Path(cfg.run_dir) / run_name  # a resumed run goes on beside its checkpoint
+    run_dir.mkdir(parents=True, exist_ok=True)
+    np.random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.torch_threads)
+    rng = np.random.default_rng(cfg.seed)
+    rules = get_rules(cfg.rules)
+    net = PolicyValueNet(cfg.hidden, cfg.layers)
+    play = SelfPlay(cfg, rules, net)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    run = Progress.start(cfg.num_envs)
+    if init is not None:
+        net.load_state_dict(init)
+    if ck:
+        run = restore(ck, resume, net, opt, rng, play.env)
+    writer = SummaryWriter(str(run_dir))
+    writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
+
+    def checkpoint():
+        save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, play.env, run))
+
+    bar = tqdm(total=cfg.total_decisions, initial=run.step, unit="dec", desc=run_name, file=sys.stderr, smoothing=0.1)
+    last_checkpoint = time.time()
+    with stop_signals() as stop:
+        while run.step < cfg.total_decisions and not stop["now"]:
+            started = time.perf_counter()
+            data, returns, imitating = play.collect(run, rng)
+            run.step += play.decisions_per_rollout
+            stats = (imitation_update if imitating else ppo_update)(net, opt, cfg, data, returns, rng)
+            run.update += 1
+            bar.update(play.decisions_per_rollout)
+            log_update(writer, play, stats, returns, run.update, run.step, time.perf_counter() - started)
+            if cfg.pool_frac > 0 and run.update % cfg.pool_every == 0:
+                run.add_to_pool(net, cfg.pool_size)
+            if cfg.eval_every and run.update % cfg.eval_every == 0:
+                evaluate_policy(writer, net, rules, cfg, run.step)
+            if time.time() - last_checkpoint > 60 * cfg.checkpoint_minutes:
+                checkpoint()
+                last_checkpoint = time.time()
+        checkpoint()
+    bar.close()
+    writer.close()
+    print(f"{'stopped' if stop['now'] else 'finished'}: {run.step} decisions; checkpoint {run_dir / 'checkpoint.pt'}")
+    return 0

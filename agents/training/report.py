@@ -1,0 +1,61 @@
+"""What a run writes to TensorBoard: ``charts/`` (throughput, game points against each kind of
+opponent), ``losses/``, ``bids/`` (frequency and success per contract and per declarer seat
+relative to the dealer) and ``eval/`` (duplicate evaluation against random and heuristic)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cuatrola_env.rules import CONTRACT_NAMES
+
+from .. import evaluation
+from ..torch_agent import TorchAgent
+from .config import Config
+from .rollout import SelfPlay
+
+BIDS_EVERY = 5  #: updates between two bids/ and charts/game_points_* points
+
+
+def log_update(writer, play: SelfPlay, stats: dict, returns: np.ndarray, update: int, step: int, seconds: float) -> None:
+    """The charts/ and losses/ of one update; every :data:`BIDS_EVERY` updates the bids/ and the
+    learner's results since the last time."""
+    writer.add_scalar("charts/decisions_per_s", play.decisions_per_rollout / seconds, step)
+    writer.add_scalar("charts/mean_abs_game_points", float(np.abs(returns).mean()) if returns.size else 0.0, step)
+    for k, v in stats.items():
+        writer.add_scalar(f"losses/{k}", v, step)
+    if play.contract_log and update % BIDS_EVERY == 0:
+        log_bids(writer, play.contract_log, step)
+        h, f, gp = (np.concatenate(col) for col in zip(*play.episode_log, strict=True))
+        for name, sel in (("vs_heuristic", h), ("vs_pool", f)):
+            if sel.any():
+                writer.add_scalar(f"charts/game_points_{name}", float(gp[sel].mean()), step)
+        play.contract_log, play.episode_log = [], []
+
+
+def log_bids(writer, log, step) -> None:
+    contract, declarer, dealer, winner, _ = (np.concatenate(col) for col in zip(*log, strict=True))
+    for c in range(1, 4):
+        sel = contract == c
+        writer.add_scalar(f"bids/{CONTRACT_NAMES[c]}_frequency", float(sel.mean()), step)
+        if sel.any():
+            writer.add_scalar(f"bids/{CONTRACT_NAMES[c]}_success", float((winner[sel] == declarer[sel] % 2).mean()), step)
+        for rel in range(4):  # declarer's seat relative to the dealer (1 = la mano)
+            s2 = sel & ((declarer - dealer) % 4 == rel)
+            writer.add_scalar(f"bids/{CONTRACT_NAMES[c]}_by_seat_{rel}", float(s2.mean()), step)
+
+
+def evaluate_policy(writer, net, rules, cfg: Config, step: int) -> dict:
+    """Duplicate evaluation of the current policy against random and heuristic."""
+    deals = evaluation.make_deals(cfg.eval_deals, 12345)
+    me = evaluation.Side("model", (TorchAgent(net), TorchAgent(net)))
+    out = {}
+    for opp in ("random", "heuristic"):
+        r = evaluation.evaluate_pair(me, evaluation.Side.from_spec(opp, 0), rules, deals, 0, 0)
+        gp = r["game_points_per_hand"]
+        writer.add_scalar(f"eval/vs_{opp}_game_points", gp["mean"], step)
+        writer.add_scalar(f"eval/vs_{opp}_ci_low", gp["ci95"][0], step)
+        writer.add_scalar(f"eval/vs_{opp}_ci_high", gp["ci95"][1], step)
+        out[opp] = gp
+    return out
+
+

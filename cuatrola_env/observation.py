@@ -82,6 +82,25 @@ _CATEGORIES = (
     ("dealer", 1, 4), ("mano", 1, 4), ("bids", 4, 5), ("contract", 1, 5), ("declarer", 1, 4),
     ("sits_out", 1, 4), ("cantes", 4, 2), ("phase", 1, 2), ("to_act", 1, 1),
 )
+#: width of one category of each one-hot view (seats 4, bids 5, teams 2, ...)
+CATEGORY_WIDTH = {name: width for name, _, width in _CATEGORIES}
+
+#: the scalar views' columns, in the order of :func:`scalar_scales`
+SCALAR_COLUMNS = np.r_[OFFSETS["tricks_won"], OFFSETS["points"], OFFSETS["score"], OFFSETS["target"]]
+MAX_HAND_POINTS = 130  #: points divide by this: 120 in the cards, 10 for the last trick (cantes can add more)
+MAX_TARGET = 21  #: the target divides by this: the largest match target
+_SCALES: dict[int, np.ndarray] = {}
+
+
+def scalar_scales(target: int) -> np.ndarray:
+    """float32 factors of the scalar views (both builders use these): tricks won / 5, points /
+    :data:`MAX_HAND_POINTS`, match score / target, and the target itself / :data:`MAX_TARGET`."""
+    if target not in _SCALES:
+        _SCALES[target] = np.array([1 / NUM_TRICKS] * NUM_SEATS + [1 / MAX_HAND_POINTS] * 2 + [1 / target] * 2
+                                   + [target / MAX_TARGET], dtype=np.float32)
+    return _SCALES[target]
+
+
 _CAT_AT: dict[str, slice | int] = {}
 _cat_offsets = []
 for _name, _k, _w in _CATEGORIES:
@@ -144,12 +163,11 @@ def observe(s: State, rules: Rules, seats: np.ndarray | None = None) -> np.ndarr
     bytes_.reshape(-1)[flat[vals >= 0]] = 1
     out = bytes_.astype(np.float32)
 
-    # ---- scalars
+    # ---- scalars, in the order of scalar_scales
     tcols = (ar * 2)[:, None] + np.stack([team, team ^ 1], axis=1)  # flat [game, abs team of rel team]
-    out[:, OFFSETS["tricks_won"]] = s.tricks_won.reshape(-1)[rot] * np.float32(1 / NUM_TRICKS)
-    out[:, OFFSETS["points"]] = s.points.reshape(-1)[tcols] * np.float32(1 / 130)
-    out[:, OFFSETS["score"]] = s.score.reshape(-1)[tcols] * np.float32(1 / rules.target)
-    out[:, _O["target"]] = rules.target / 21
+    values = np.concatenate([s.tricks_won.reshape(-1)[rot], s.points.reshape(-1)[tcols], s.score.reshape(-1)[tcols],
+                             np.ones((n, 1), np.int16)], axis=1).astype(np.float32)
+    out[:, SCALAR_COLUMNS] = values * scalar_scales(rules.target)
     return out
 
 

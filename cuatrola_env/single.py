@@ -14,31 +14,19 @@ import numpy as np
 
 from . import core, engine
 from .core import BIDDING, DONE, PLAYING, PY
-from .observation import OBS_DIM, OFFSETS
+from .observation import CATEGORY_WIDTH, OBS_DIM, OFFSETS, SCALAR_COLUMNS, scalar_scales
 from .rules import NUM_CARDS, NUM_SEATS, NUM_TRICKS, Rules
 
 _O = {name: sl.start for name, sl in OFFSETS.items()}
-_SCALAR_AT = np.r_[OFFSETS["tricks_won"], OFFSETS["points"], OFFSETS["score"], OFFSETS["target"]]
 _ROT = [tuple((seat + r) & 3 for r in range(4)) for seat in range(4)]
 _MUESTRA, _TRUMP, _DEALER, _MANO, _CONTRACT = (_O[k] for k in ("muestra", "trump", "dealer", "mano", "contract"))
 _BIDS = _O["bids"] + 1  # column of "pass" is bid code 0 + 1
-_LEADERS = [_O["trick_leaders"] + 4 * k for k in range(NUM_TRICKS)]
-_CANTES = [_O["cantes"] + 2 * k for k in range(4)]
+_BW = CATEGORY_WIDTH["bids"]
+_LEADERS = [_O["trick_leaders"] + CATEGORY_WIDTH["trick_leaders"] * k for k in range(NUM_TRICKS)]
+_CANTES = [_O["cantes"] + CATEGORY_WIDTH["cantes"] * k for k in range(4)]
 _MUESTRA_IN_HAND, _DECLARER, _SITS_OUT, _PHASE, _TO_ACT = (
     _O[k] for k in ("muestra_in_hand", "declarer", "sits_out", "phase", "to_act")
 )
-_SCALE_CACHE: dict[int, np.ndarray] = {}
-
-
-def _scales(target: int) -> np.ndarray:
-    """float32 scales of the scalar views: tricks / 5, points / 130, score / target, and the target."""
-    sc = _SCALE_CACHE.get(target)
-    if sc is None:
-        sc = _SCALE_CACHE[target] = np.array(
-            [1 / NUM_TRICKS] * 4 + [1 / 130] * 2 + [1 / target] * 2 + [target / 21], dtype=np.float32
-        )
-    return sc
-
 #: fields of the state, in the order of engine.State; (name, length or None for a scalar)
 FIELDS = (
     ("hands", 4), ("played", None), ("dealer", None), ("muestra", None), ("trump", None), ("phase", None),
@@ -192,7 +180,7 @@ class SingleGame:
         ones = [
             _MUESTRA + self.muestra, _TRUMP + self.trump, _DEALER + ((dealer - seat) & 3),
             _MANO + ((dealer + 1 - seat) & 3), _CONTRACT + self.contract + 1,
-            _BIDS + b[r0], _BIDS + 5 + b[r1], _BIDS + 10 + b[r2], _BIDS + 15 + b[r3],
+            _BIDS + b[r0], _BIDS + _BW + b[r1], _BIDS + 2 * _BW + b[r2], _BIDS + 3 * _BW + b[r3],
         ]
         ones += [at + ((p - seat) & 3) for at, p in zip(_LEADERS, self.leaders, strict=True) if p >= 0]
         if self.sung:
@@ -209,12 +197,11 @@ class SingleGame:
             if seat == self.current:
                 ones.append(_TO_ACT)
         out[ones] = 1.0
-        # scalars: float32 products with the same float32 scales as the batched builder
+        # scalars: float32 products with the batched builder's float32 scales
         team = seat & 1
         tw, pts, sc = self.tricks_won, self.points, self.score
         values = np.array([tw[r0], tw[r1], tw[r2], tw[r3], pts[team], pts[team ^ 1], sc[team], sc[team ^ 1], 1], np.float32)
-        values *= _scales(self.rules.target)
-        out[_SCALAR_AT] = values
+        out[SCALAR_COLUMNS] = values * scalar_scales(self.rules.target)
         return out
 
     def to_state(self) -> engine.State:

@@ -4,7 +4,7 @@ What the rules reveal is derived with the engine's own rule kernels
 (:func:`cuatrola_env.core.legal_play`), never re-stated here: for every card a seat played,
 each hidden card that, had that seat held it, would have made the played card illegal is
 a card the seat did not hold then, and so does not hold now. This captures every inference
-of RULES.md: a seat that did not follow is void in the led suit; one that followed without
+of docs/rules.md: a seat that did not follow is void in the led suit; one that followed without
 overtaking holds nothing higher in that suit (when overtaking was compulsory); one that did
 not over-trump holds no higher trump; one that did not trump when it had to holds no trump.
 The muestra stays in the dealer's hand until played.

@@ -1,7 +1,7 @@
 """Search at play time with the trained network: belief inference + policy rollouts.
 
 The network alone plays from its seat's observation in one forward pass. This agent spends
-a few milliseconds more per decision and plays better (measured in the README):
+a few milliseconds more per decision and plays better (measured in docs/search.md):
 
 1. **Worlds.** It samples ``candidates`` deals of the hidden cards consistent with the rules
    (:func:`agents.belief.sample_worlds`: voids, compulsory overtakes, the muestra).

@@ -98,7 +98,7 @@ PY = Kit(
 
 # ----------------------------------------------------------------------------- legal moves
 def legal_play(K: Kit, rules: Rules, hand, trick_len, led, best_led, best_trump, trump):
-    """Mask of the cards the seat to act may play (RULES.md "Legal plays").
+    """Mask of the cards the seat to act may play (docs/rules.md "Legal plays").
 
     ``led`` is -1 before the lead; ``best_led`` the highest led-suit card in the trick;
     ``best_trump`` the highest trump in a trick led in another suit (-1: none yet).

@@ -1,6 +1,6 @@
 """The observation: one flat float32 vector per seat, seats relative to that seat.
 
-It holds exactly what RULES.md "What a seat may see" lists: the seat's own cards; the
+It holds exactly what docs/rules.md "What a seat may see" lists: the seat's own cards; the
 muestra and whether the dealer still holds it; dealer and la mano; every bid; contract,
 declarer and who sits out; every card played, by whom and in which trick (the leader of
 each trick gives the order inside it); tricks won per seat; points and cantes so far; the

@@ -1,7 +1,6 @@
 """Constants, ids and rule presets of Cuatrola.
 
-Everything here follows ``RULES.md`` (the project's rules contract; see
-``docs/rules.md`` for the rules in this project's words).
+Everything here follows ``docs/rules.md``, the project's rules contract.
 
 Cards
 -----
@@ -85,7 +84,7 @@ TieRule = Literal["last_trick", "mano"]
 class Rules:
     """A rule set. The two named presets are :data:`ONLINE` and :data:`TRADITIONAL`.
 
-    Every field is an option of RULES.md marked *(preset)*; the engine reads them as
+    Every field is an option of docs/rules.md marked *(preset)*; the engine reads them as
     arguments, never as forks of the code.
     """
 

@@ -262,7 +262,7 @@ class VectorCuatrola:
 
     @property
     def action_mask(self) -> np.ndarray:
-        """(num_envs, 24) bool: the legal actions of the seat to act (RULES.md action ids)."""
+        """(num_envs, 24) bool: the legal actions of the seat to act (docs/rules.md action ids)."""
         return bb.to_bools(self.legal_bits, NUM_ACTIONS)
 
     @property

@@ -31,14 +31,14 @@ rules      preset name, or a dict of :class:`~cuatrola_env.rules.Rules`  ``"onli
 contract   optional check: the contract the server believes holds    (not checked)
 =========  ========================================================  ==================
 
-Card ids are those of RULES.md (suit × 5 + rank; oros, copas, espadas, bastos; sota,
+Card ids are those of docs/rules.md (suit × 5 + rank; oros, copas, espadas, bastos; sota,
 caballo, rey, tres, as). A state that is malformed or impossible raises
 :class:`BotStateError` naming the field.
 
 Levels
 ------
 Each level is a way of choosing from the policy; their strength against the heuristic bot
-is measured in the README.
+is measured in docs/evaluation.md.
 
 =========  ===========================================================
 level      how it plays

@@ -1,4 +1,4 @@
-"""A plain, slow, one-game-at-a-time implementation of RULES.md: the test oracle.
+"""A plain, slow, one-game-at-a-time implementation of docs/rules.md: the test oracle.
 
 Written separately from the engine and on purpose in the most literal style (lists,
 sets, loops, no bit tricks), so that a mistake in the vectorised engine shows up as a

@@ -1,4 +1,4 @@
-"""One scenario per rule of RULES.md, each with its deal written out in the test.
+"""One scenario per rule of docs/rules.md, each with its deal written out in the test.
 
 Card names: rank (S sota, C caballo, R rey, 3 tres, A as) + suit (o oros, c copas,
 e espadas, b bastos). Hands are listed in seat order 0..3.

@@ -19,7 +19,9 @@ import time
 
 import numpy as np
 
-from cuatrola_env.rules import CONTRACT_VALUE, CUATROLA, NUM_CARDS
+from cuatrola_env import core
+from cuatrola_env.core import PY
+from cuatrola_env.rules import CUATROLA, NUM_CARDS
 
 from .base import Agent, SeatView
 from .belief import sample_worlds
@@ -106,14 +108,13 @@ class PIMCAgent(Agent):
         out = np.zeros((len(legal), len(worlds)))
         for i, a in enumerate(legal):
             contract, declarer = (a - NUM_CARDS, view.seat) if view.declares(a) else (high, view.declarer if high else -1)
-            sitter = (declarer + 2) % 4 if declarer >= 0 else -1
-            leader = (view.mano + 1) % 4 if view.mano == sitter else view.mano
+            sitter, leader, _ = core.end_of_bidding(PY, declarer, view.dealer)  # who sits out and who leads: the engine's
             for j, hands in enumerate(worlds):
                 v = Position(list(hands), leader, [], 0, 0, view.trump, sitter, contract, declarer, view.rules).solve()
-                if contract >= CUATROLA:
-                    made = v >= (4 if contract == CUATROLA else 5)
-                    won_team = (declarer & 1) if made else 1 - (declarer & 1)
-                else:
-                    won_team = 0 if v >= 0 else 1  # ties: an approximation (team 0)
-                out[i, j] = CONTRACT_VALUE[contract] * (1 if won_team == me else -1)
+                by_tricks = contract >= CUATROLA  # v: the declarer's tricks, else team 0 minus team 1 points
+                # the solver does not say who takes the last trick: a points tie under the last-trick rule
+                # counts for team 0 (under the mano rule the engine's kernel decides it exactly)
+                won_team, value = core.hand_winner(PY, view.rules, contract, declarer, 0 if by_tricks else v, 0, 0,
+                                                   view.dealer, v if by_tricks else 0)
+                out[i, j] = value * (1 if won_team == me else -1)
         return out

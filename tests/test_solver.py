@@ -118,3 +118,54 @@ def test_move_values_count_the_trick_they_complete():
             assert v == gain + rest, f"seed {seed}, card {card}"
         checked += 1
     assert checked >= 10
+
+
+OPTIONS = [("overtake_when_trumped", False), ("overtake_when_trumped", True), ("must_trump", True), ("must_trump", False)]
+
+
+@pytest.mark.parametrize("preset", ["online", "traditional"])
+@pytest.mark.parametrize("option, value", OPTIONS)
+def test_the_solver_follows_each_flipped_option(preset, option, value):
+    """Each preset with one card-play option flipped (or kept): the solver's moves are the
+    engine's legal moves at every decision, and its values equal minimax through the engine."""
+    from cuatrola_env.rules import get_rules
+
+    rules = get_rules(preset, **{option: value})
+    for seed in range(40):
+        g = random_position(seed, [20, 21, 20, 20] if seed % 2 else [20] * 4, 0, rules)
+        rng = np.random.default_rng(seed)
+        while not g.over:
+            assert Position.from_game(g).legal() == g.single.legal_mask() & ((1 << 20) - 1), f"seed {seed}"
+            if g.single.trick_num == 3 and g.single.trick_len == 0:
+                assert Position.from_game(g).solve() == exhaustive(g, False, lambda p: (p & 1) == 0), f"seed {seed}"
+            g.step(int(rng.choice(g.legal_actions())))
+
+
+@pytest.mark.parametrize("tie_rule", ["last_trick", "mano"])
+def test_pimc_bid_values_follow_the_engines_kernels(tie_rule, monkeypatch):
+    """PIMC's bid valuation takes who leads, who sits out and who wins a points tie from the
+    engine's kernels: with every solve a tie, the mano rule gives la mano's team the hand."""
+    import agents.pimc as pimc
+    from agents.base import seat_view
+    from cuatrola_env.rules import get_rules
+
+    seen = []
+
+    class Tie:  # a solver that says every hand is a points tie, and records who was to lead
+        def __init__(self, hands, seat, *rest):
+            seen.append((seat, rest[4]))  # (leader, sitter)
+
+        def solve(self):
+            return 0
+
+    monkeypatch.setattr(pimc, "Position", Tie)
+    g = Game(rules=get_rules("online", tie_rule=tie_rule), seed=5)
+    g.reset(seed=5, dealer=0)  # la mano is seat 1, team 1
+    view = seat_view(g)
+    points = pimc.PIMCAgent.bid_points(view, [20, 21], [list(g.single.hands)])
+    mine = view.seat & 1
+    tie_team = 0 if tie_rule == "last_trick" else 1
+    assert points[0, 0] == (1 if tie_team == mine else -1) * 1, "pass, a tie"
+    assert points[1, 0] == (1 if tie_team == mine else -1) * 2, "solo (worth 2) by la mano, a tie"
+    assert seen[0] == (1, -1), "all pass: la mano leads, nobody sits out"
+    assert seen[1] == (1, 3), "la mano declares solo: it leads, its partner sits out"

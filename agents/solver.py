@@ -8,9 +8,11 @@ compiled with numba. Contract-aware:
 * cuatrola and quintola: the value is the number of the remaining tricks the declarer wins;
   the declarer maximises (made when its total reaches 4, or 5).
 
-The card-play rules are compiled here for speed; ``tests/test_solver.py`` checks the move
-generator against the engine on random positions and the values against an exhaustive
-minimax that plays through the engine itself.
+The rules come from the engine: legal play, the trick's winner, the next seat, a trick's
+points and the cante are :mod:`cuatrola_env.core`'s kernels compiled by numba from their own
+source (:mod:`agents.kernels`). ``tests/test_solver.py`` checks the moves against the engine's
+legal moves on random positions, under each preset with each card-play option flipped, and the
+values against an exhaustive minimax that plays through the engine itself.
 
 >>> from cuatrola_env.game import Game
 >>> from agents.solver import Position
@@ -25,57 +27,20 @@ import dataclasses
 import numpy as np
 from numba import njit
 
-from cuatrola_env.core import CANTE_PLAIN, CANTE_TRUMP, trick_state
-from cuatrola_env.rules import CARD_POINTS, CUATROLA, LAST_TRICK_BONUS, SOLO, Rules
+from cuatrola_env.core import trick_state
+from cuatrola_env.rules import CUATROLA, Rules
 
-_POINTS = np.array(CARD_POINTS, dtype=np.int64)
-CABALLOS = sum(1 << (5 * s + 1) for s in range(4))  # the caballo of every suit
+from .kernels import cante, legal_play, next_seat, play, trick_points
+
 ALL = (1 << 20) - 1
 TT_BITS = 13
 EXACT, LOWER, UPPER = 0, 1, 2
 INF = 10_000
 
 
-@njit(cache=True)
-def _above(card):
-    """Cards of the same suit that beat ``card`` (the whole deck for -1)."""
-    if card < 0:
-        return (1 << 20) - 1
-    s = card // 5
-    return (0x1F << (5 * s)) & ~((1 << (card + 1)) - 1)
-
-
-@njit(cache=True)
-def legal_cards(hand, trick_len, led, best_led, best_trump, trump, overtake_when_trumped, must_trump):
-    """Mask of the legal cards (the engine's rule, compiled; see cuatrola_env.core.legal_play)."""
-    if trick_len == 0:
-        return hand
-    follow = hand & (0x1F << (5 * led))
-    if follow != 0:
-        higher = follow & _above(best_led)
-        if higher != 0 and (overtake_when_trumped or best_trump < 0):
-            return higher
-        return follow
-    trumps = hand & (0x1F << (5 * trump))
-    if best_trump >= 0:
-        over = trumps & _above(best_trump)
-        return over if over != 0 else hand
-    if must_trump and trumps != 0:
-        return trumps
-    return hand
-
-
-@njit(cache=True)
-def _lowest_index(m):
-    i = 0
-    while not (m >> i) & 1:
-        i += 1
-    return i
-
-
 @njit(cache=False)  # a cached recursive function crashed numba 0.68 on reload: compile per process
 def _search(hands, seat, trick_len, led, best_led, best_trump, win_seat, trick_mask, trick_num, sung,
-            trump, sitter, contract, declarer, otw, mt, alpha, beta, tt_keys, tt_vals, tt_flags, points, only=ALL):
+            trump, sitter, contract, declarer, otw, mt, alpha, beta, tt_keys, tt_vals, tt_flags, only=ALL):
     """Minimax value of the rest of the hand (see the module docstring), alpha-beta.
 
     ``only`` restricts the moves tried at this node (the root): the value of one card,
@@ -103,7 +68,7 @@ def _search(hands, seat, trick_len, led, best_led, best_trump, win_seat, trick_m
     a0, b0 = alpha, beta
     best = -INF if maximise else INF
     hand = hands[seat]
-    moves = legal_cards(hand, trick_len, led, best_led, best_trump, trump, otw, mt) & only
+    moves = legal_play(otw, mt, hand, trick_len, led, best_led, best_trump, trump) & only
     size = 3 if sitter >= 0 else 4
     c = 19
     while c >= 0:
@@ -111,21 +76,12 @@ def _search(hands, seat, trick_len, led, best_led, best_trump, win_seat, trick_m
             c -= 1
             continue
         cbit = 1 << c
-        suit = c // 5
-        n_led = suit if trick_len == 0 else led
-        beats_led = suit == n_led and c > best_led
-        new_trump = suit == trump and n_led != trump and c > best_trump
-        n_best_led = c if beats_led else best_led
-        n_best_trump = c if new_trump else best_trump
-        n_win = seat if (new_trump or (beats_led and best_trump < 0)) else win_seat
+        n_led, n_best_led, n_best_trump, n_win = play(c, seat, True, trick_len, led, best_led, best_trump, win_seat, trump)
         hands[seat] = hand & ~cbit
         if trick_len + 1 < size:
-            nxt = (seat + 1) & 3
-            if nxt == sitter:
-                nxt = (nxt + 1) & 3
-            v = _search(hands, nxt, trick_len + 1, n_led, n_best_led, n_best_trump, n_win, trick_mask | cbit,
-                        trick_num, sung, trump, sitter, contract, declarer, otw, mt, alpha, beta,
-                        tt_keys, tt_vals, tt_flags, points)
+            v = _search(hands, next_seat(seat, sitter), trick_len + 1, n_led, n_best_led, n_best_trump, n_win,
+                        trick_mask | cbit, trick_num, sung, trump, sitter, contract, declarer, otw, mt, alpha, beta,
+                        tt_keys, tt_vals, tt_flags)
         else:
             # the trick is complete: score it, then the cante, then the rest of the hand
             tm = trick_mask | cbit
@@ -135,28 +91,17 @@ def _search(hands, seat, trick_len, led, best_led, best_trump, win_seat, trick_m
             if by_tricks:
                 if (n_win & 1) == (declarer & 1):
                     gain = 1
-            else:
-                pts = 0
-                m = tm
-                while m:
-                    i = _lowest_index(m)
-                    pts += points[i]
-                    m &= m - 1
-                if trick_num == 4:
-                    pts += LAST_TRICK_BONUS
-                if contract <= SOLO:
-                    ha = hands[team] if sitter != team else 0
-                    hb = hands[team + 2] if sitter != team + 2 else 0
-                    pairs = ((ha & (ha >> 1)) | (hb & (hb >> 1))) & CABALLOS & ~(sung_bits(sung))
-                    if pairs:
-                        tc = 1 << (5 * trump + 1)
-                        sing = tc if pairs & tc else pairs & -pairs
-                        pts += CANTE_TRUMP if sing == tc else CANTE_PLAIN
-                        n_sung = sung | (1 << (_lowest_index(sing) // 5))
+            else:  # the trick's points, then the cante of the team that took it (the engine's kernels)
+                ha = hands[team] if sitter != team else 0
+                hb = hands[team + 2] if sitter != team + 2 else 0
+                sing, sung_points, suit = cante(ha, hb, sung_bits(sung), trump, contract)
+                if sing:
+                    n_sung = sung | (1 << suit)
+                pts = trick_points(tm, trick_num) + sung_points
                 gain = pts if team == 0 else -pts
             v = gain + _search(hands, n_win, 0, -1, -1, -1, -1, 0, trick_num + 1, n_sung, trump, sitter,
                                contract, declarer, otw, mt,
-                               alpha - gain, beta - gain, tt_keys, tt_vals, tt_flags, points)
+                               alpha - gain, beta - gain, tt_keys, tt_vals, tt_flags)
         hands[seat] = hand
         if maximise:
             if v > best:
@@ -222,8 +167,8 @@ class Position:
 
     def legal(self) -> int:
         led, best_led, best_trump, _, _ = self._trick_state()
-        return int(legal_cards(self.hands[self.seat], len(self.trick), led, best_led, best_trump, self.trump,
-                               self.rules.overtake_when_trumped, self.rules.must_trump))
+        return int(legal_play(self.rules.overtake_when_trumped, self.rules.must_trump, self.hands[self.seat],
+                              len(self.trick), led, best_led, best_trump, self.trump))
 
     def solve(self, tt=None, only: int = ALL) -> int:
         """The exact value (see the module docstring). ``tt`` (from :func:`new_table`) may be
@@ -236,7 +181,7 @@ class Position:
         return int(_search(hands, self.seat, len(self.trick), led, best_led, best_trump, win, mask, self.trick_num,
                            sung_suits, self.trump, self.sitter, self.contract, self.declarer,
                            self.rules.overtake_when_trumped, self.rules.must_trump, -INF, INF,
-                           tt_keys, tt_vals, tt_flags, _POINTS, only))
+                           tt_keys, tt_vals, tt_flags, only))
 
     def move_values(self) -> dict[int, int]:
         """The exact value of playing each legal card now (the trick it completes included),

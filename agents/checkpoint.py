@@ -23,13 +23,13 @@ import os
 import pickle
 import re
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from cuatrola_env.files import atomic_open
 from cuatrola_env.observation import OBS_VERSION
 
 CONVERT_HINT = "python -m agents.checkpoint {path} NEW.pt --trust-pickle"
@@ -66,19 +66,9 @@ def to_arrays(tree):
 def save_checkpoint(path: str | os.PathLike, payload: dict) -> Path:
     """Write ``payload`` atomically (a temporary file in the same folder, flushed, then renamed),
     with NumPy arrays stored as tensors so that :func:`read_checkpoint` can read it safely."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(to_tensors(payload), f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    with atomic_open(path, "wb") as f:
+        torch.save(to_tensors(payload), f)
+    return Path(path)
 
 
 def _refused_global(e: pickle.UnpicklingError) -> str:

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from cuatrola_env.files import atomic_open
 from cuatrola_env.observation import OBS_DIM, OBS_VERSION
 from cuatrola_env.rules import NUM_ACTIONS
 
@@ -71,18 +72,15 @@ def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
     ck = read_checkpoint(checkpoint)
     net = load_policy(checkpoint)
     out_path = Path(out)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
     model = _Policy(net).eval()
     example = (torch.zeros(2, OBS_DIM), torch.ones(2, NUM_ACTIONS, dtype=torch.bool))
-    tmp = out_path.with_suffix(".onnx.tmp")
-    with warnings.catch_warnings():  # the TorchScript exporter: plain MLPs need nothing newer
+    with warnings.catch_warnings(), atomic_open(out_path, "wb") as f:  # TorchScript exporter: plain MLPs need no newer
         warnings.simplefilter("ignore", DeprecationWarning)
         torch.onnx.export(
-            model, example, str(tmp), input_names=["observation", "action_mask"], output_names=["logits"],
+            model, example, f, input_names=["observation", "action_mask"], output_names=["logits"],
             dynamic_axes={"observation": {0: "N"}, "action_mask": {0: "N"}, "logits": {0: "N"}},
             opset_version=17, dynamo=False,
         )
-    tmp.replace(out_path)
     cfg = ck.get("config", {})
     card = {
         "format": CARD_FORMAT,
@@ -107,10 +105,8 @@ def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
     }
     if check:
         card["parity"] = check_parity(net, out_path, check)
-    card_path = out_path.with_suffix(".json")
-    tmp_card = card_path.with_suffix(".json.tmp")
-    tmp_card.write_text(json.dumps(card, indent=2) + "\n")
-    tmp_card.replace(card_path)
+    with atomic_open(out_path.with_suffix(".json")) as f:
+        f.write(json.dumps(card, indent=2) + "\n")
     return card
 
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
+from .files import atomic_open
 from .game import RECORD_FORMAT, RECORD_VERSION, Game
 from .rules import CONTRACT_NAMES, MAX_DECISIONS_PER_HAND, NUM_ACTIONS, NUM_CARDS, SUIT_NAMES, action_name, card_name, get_rules
 
@@ -45,17 +45,9 @@ class RecordError(ValueError):
 
 def save_record(record: dict, path: str | os.PathLike) -> Path:
     """Write a record as JSON, atomically (a temporary file renamed into place)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(record, f, indent=1)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    with atomic_open(path) as f:
+        json.dump(record, f, indent=1)
+    return Path(path)
 
 
 def load_record(path: str | os.PathLike, max_bytes: int = MAX_RECORD_BYTES) -> dict:

@@ -52,8 +52,8 @@ from .bot import LEVELS, Bot, BotStateError, replay_state, seat_state
 from .guard import Busy, GameStore, RequestGuard, SearchPool, ServiceLimits, header_timeout
 from .table import BASELINES, Table, make_player
 
-Level = Literal["master", "expert", "strong", "medium", "easy", "beginner"]
-BotLevel = Literal["master", "expert", "strong", "medium", "easy", "beginner", "heuristic", "random"]
+Level = Literal[tuple(LEVELS)]  # the names come from agents.policy.LEVELS, written once
+BotLevel = Literal[tuple(LEVELS) + BASELINES]
 Rules = Literal["online", "traditional"]
 
 

@@ -15,19 +15,18 @@ checkpoint of the same format that ``evaluate.py model:PATH`` and the exporter r
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from agents.models import ONNX_MODEL, TORCH_MODEL
+from cuatrola_env.files import atomic_open
 
 
 def _save(path: Path, obs, mask, act) -> None:
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(tmp, obs=np.array(obs, np.float16), mask=np.array(mask, bool), action=np.array(act, np.int8))
-    os.replace(tmp, path)
+    with atomic_open(path, "wb") as f:
+        np.savez_compressed(f, obs=np.array(obs, np.float16), mask=np.array(mask, bool), action=np.array(act, np.int8))
 
 
 def collect(a) -> int:

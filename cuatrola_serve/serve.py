@@ -163,95 +163,107 @@ def _install_error_handlers(app: FastAPI) -> None:
         return _json(503, str(exc), {"Retry-After": str(exc.retry_after)})
 
 
-def create_app(model: str | Path | None = ONNX_MODEL, limits: ServiceLimits | None = None) -> FastAPI:
-    """The service. ``model=None`` serves only the baseline levels (heuristic, random)."""
-    limits = limits or ServiceLimits()
-    bot = Bot.load(model) if model is not None else None
-    searches = bot is not None and SEARCH
-    levels = [lv for lv in LEVELS if searches or not LEVELS[lv].search] if bot else []
-    pool = SearchPool(str(model), limits.search_workers, limits.search_queue, limits.search_per_client) if searches else None
-    games = GameStore(limits.max_games, limits.games_per_client, limits.game_idle)
+class Service:
+    """What the endpoints share: the bot, the levels it offers, the search pool, the games and the
+    limits; one method per endpoint (:func:`create_app` routes them)."""
+
+    def __init__(self, model: str | Path | None, limits: ServiceLimits):
+        self.limits = limits
+        self.bot = Bot.load(model) if model is not None else None
+        searches = self.bot is not None and SEARCH
+        self.levels = [lv for lv in LEVELS if searches or not LEVELS[lv].search] if self.bot else []
+        self.pool = SearchPool(str(model), limits.search_workers, limits.search_queue,
+                               limits.search_per_client) if searches else None
+        self.games = GameStore(limits.max_games, limits.games_per_client, limits.game_idle)
+        self.page = resources.files("cuatrola_serve").joinpath("static/index.html").read_text(encoding="utf-8")
+
     @asynccontextmanager
-    async def lifespan(app):
+    async def lifespan(self, app):
         yield
-        if pool is not None:
-            pool.close()
+        if self.pool is not None:
+            self.pool.close()
 
-    app = FastAPI(title="Cuatrola bot service", version="1", description=__doc__.split("\n\n")[0], lifespan=lifespan)
-    app.add_middleware(RequestGuard, max_body=limits.max_body, body_timeout=limits.body_timeout)
-    _install_error_handlers(app)
-    app.state.search_pool, app.state.games = pool, games  # for operators and tests
-
-    @app.get("/v1/health")
-    async def health() -> dict:
-        card = bot.card if bot else None
+    async def health(self) -> dict:
+        card, pool = self.bot.card if self.bot else None, self.pool
         return {
             "status": "ok",
             "model": None if card is None else {
                 "file": card["model"], "sha256": card["sha256"], "obs_version": card["obs_version"],
                 "rules": card["rules"]["name"], "decisions_trained": card["training"]["decisions"],
             },
-            "levels": levels + list(BASELINES),
+            "levels": self.levels + list(BASELINES),
             "search": None if pool is None else {"ready": pool.ready, "workers": pool.workers,
                                                  "capacity": pool.capacity, "in_use": pool.in_use},
-            "games": len(games),
+            "games": len(self.games),
         }
 
-    @app.post("/v1/act", response_model=None, responses={200: {"model": ActResponse}, **_answers(400, 408, 413, 422, 503)})
-    async def act(req: ActRequest, request: Request) -> dict:
-        if bot is None:
+    async def act(self, req: ActRequest, request: Request) -> dict:
+        if self.bot is None:
             raise HTTPException(503, "no model loaded: start the service with --model")
-        if req.level not in levels:
+        if req.level not in self.levels:
             raise HTTPException(400, f"level {req.level!r} needs numba on the server (pip install numba)")
         state = req.state.model_dump(exclude_none=True)
         try:
             if LEVELS[req.level].search:  # checked here (a millisecond), searched in a worker process
                 replay_state(state)
-                with pool.slot(_client(request)):
-                    out = await pool.decide(state)
+                with self.pool.slot(_client(request)):
+                    out = await self.pool.decide(state)
             else:  # about a millisecond of CPU: in the event loop
-                out = bot.with_level(req.level).decide(state)
+                out = self.bot.with_level(req.level).decide(state)
         except BotStateError as e:
             raise HTTPException(400, f"state.{e}") from None
         return {**out, "level": req.level}
 
-    def new_table(req: NewGame) -> Table:
-        others = [s for s in range(4) if s != req.seat]
-        seed = req.seed if req.seed is not None else secrets.randbelow(2**31)
-        players = {s: _player(lv, bot, pool, seed + s) for s, lv in zip(others, req.bots, strict=True)}
-        rules = get_rules(req.rules, **({} if req.target is None else {"target": req.target}))
-        return Table(players, req.seat, rules, "match", seed)
-
-    @app.post("/v1/games", responses=_answers(400, 408, 413, 422, 503))
-    async def new_game(req: NewGame, request: Request) -> dict:
-        if req.seed is not None and not limits.allow_seed:
-            raise HTTPException(400, "seed: a client-chosen deal seed is refused (it would reveal every hand); "
-                                     "the service accepts one only when started with --allow-seed, for debugging")
-        if bot is None and any(lv not in BASELINES for lv in req.bots):
-            raise HTTPException(400, f"bots: levels other than {' and '.join(BASELINES)} need a model (--model)")
-        if any(lv in LEVELS and lv not in levels for lv in req.bots):  # a search level, no numba
-            raise HTTPException(400, "bots: level master needs numba on the server (pip install numba)")
+    async def new_game(self, req: NewGame, request: Request) -> dict:
+        self._check_new_game(req)
         client = _client(request)
         if "master" in req.bots:
-            with pool.slot(client):  # taken before the bots play: a busy pool changes nothing
-                table = await run_in_threadpool(new_table, req)
+            with self.pool.slot(client):  # taken before the bots play: a busy pool changes nothing
+                table = await run_in_threadpool(self._new_table, req)
         else:
-            table = new_table(req)
-        return {"id": games.add(table, client), **table.view()}
+            table = self._new_table(req)
+        return {"id": self.games.add(table, client), **table.view()}
 
-    def held(gid: str):
-        game = games.get(gid)
-        if game is None:
-            raise HTTPException(404, f"no game {gid!r} (games unused for {limits.game_idle:g} s are forgotten)")
-        return game
-
-    @app.get("/v1/games/{gid}", responses=_answers(404))
-    def get_game(gid: Annotated[str, Field(max_length=64)]) -> dict:
-        game = held(gid)
+    def get_game(self, gid: Annotated[str, Field(max_length=64)]) -> dict:
+        game = self._held(gid)
         with game.lock:
             return {"id": gid, **game.table.view()}
 
-    def play(game, action: int) -> dict:
+    async def game_act(self, gid: Annotated[str, Field(max_length=64)], req: HumanAction, request: Request) -> dict:
+        game = self._held(gid)
+        if not any(isinstance(p, RemoteSearch) for p in game.table.players.values()):
+            return {"id": gid, **self._play(game, req.action)}
+        with self.pool.slot(_client(request)):
+            return {"id": gid, **await run_in_threadpool(self._play, game, req.action)}
+
+    def index(self) -> str:
+        return self.page
+
+    # ------------------------------------------------------------------ the games
+    def _check_new_game(self, req: NewGame) -> None:
+        if req.seed is not None and not self.limits.allow_seed:
+            raise HTTPException(400, "seed: a client-chosen deal seed is refused (it would reveal every hand); "
+                                     "the service accepts one only when started with --allow-seed, for debugging")
+        if self.bot is None and any(lv not in BASELINES for lv in req.bots):
+            raise HTTPException(400, f"bots: levels other than {' and '.join(BASELINES)} need a model (--model)")
+        if any(lv in LEVELS and lv not in self.levels for lv in req.bots):  # a search level, no numba
+            raise HTTPException(400, "bots: level master needs numba on the server (pip install numba)")
+
+    def _new_table(self, req: NewGame) -> Table:
+        others = [s for s in range(4) if s != req.seat]
+        seed = req.seed if req.seed is not None else secrets.randbelow(2**31)
+        players = {s: _player(lv, self.bot, self.pool, seed + s) for s, lv in zip(others, req.bots, strict=True)}
+        rules = get_rules(req.rules, **({} if req.target is None else {"target": req.target}))
+        return Table(players, req.seat, rules, "match", seed)
+
+    def _held(self, gid: str):
+        game = self.games.get(gid)
+        if game is None:
+            raise HTTPException(404, f"no game {gid!r} (games unused for {self.limits.game_idle:g} s are forgotten)")
+        return game
+
+    @staticmethod
+    def _play(game, action: int) -> dict:
         with game.lock:
             table = game.table
             if table.game.over:
@@ -264,20 +276,22 @@ def create_app(model: str | Path | None = ONNX_MODEL, limits: ServiceLimits | No
                 raise HTTPException(400, f"action: {action} is not legal now; legal: {legal}")
             return table.play(action)
 
-    @app.post("/v1/games/{gid}/act", responses=_answers(400, 404, 408, 409, 413, 422, 503))
-    async def game_act(gid: Annotated[str, Field(max_length=64)], req: HumanAction, request: Request) -> dict:
-        game = held(gid)
-        if not any(isinstance(p, RemoteSearch) for p in game.table.players.values()):
-            return {"id": gid, **play(game, req.action)}
-        with pool.slot(_client(request)):
-            return {"id": gid, **await run_in_threadpool(play, game, req.action)}
 
-    page = resources.files("cuatrola_serve").joinpath("static/index.html").read_text(encoding="utf-8")
-
-    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def index() -> str:
-        return page
-
+def create_app(model: str | Path | None = ONNX_MODEL, limits: ServiceLimits | None = None) -> FastAPI:
+    """The service. ``model=None`` serves only the baseline levels (heuristic, random)."""
+    service = Service(model, limits or ServiceLimits())
+    app = FastAPI(title="Cuatrola bot service", version="1", description=__doc__.split("\n\n")[0],
+                  lifespan=service.lifespan)
+    app.add_middleware(RequestGuard, max_body=service.limits.max_body, body_timeout=service.limits.body_timeout)
+    _install_error_handlers(app)
+    app.state.service, app.state.search_pool, app.state.games = service, service.pool, service.games  # operators, tests
+    app.get("/v1/health")(service.health)
+    app.post("/v1/act", response_model=None, responses={200: {"model": ActResponse}, **_answers(400, 408, 413, 422, 503)})(
+        service.act)
+    app.post("/v1/games", responses=_answers(400, 408, 413, 422, 503))(service.new_game)
+    app.get("/v1/games/{gid}", responses=_answers(404))(service.get_game)
+    app.post("/v1/games/{gid}/act", responses=_answers(400, 404, 408, 409, 413, 422, 503))(service.game_act)
+    app.get("/", response_class=HTMLResponse, include_in_schema=False)(service.index)
     return app
 
 

@@ -58,6 +58,7 @@ beginner   samples the policy at temperature 1; 70% of its card plays at random
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -69,7 +70,7 @@ from agents.policy import LEVELS, MASTER_SEARCH, ModelError, OnnxPolicy, check_l
 from agents.search import SearchAgent
 from cuatrola_env.bitboards import cards_of
 from cuatrola_env.game import Game
-from cuatrola_env.rules import CONTRACT_NAMES, NUM_ACTIONS, NUM_CARDS, action_name, get_rules
+from cuatrola_env.rules import CONTRACT_NAMES, NUM_ACTIONS, NUM_CARDS, Rules, action_name, get_rules
 
 STATE_KEYS = ("seat", "dealer", "muestra", "hand", "bids", "tricks", "score", "rules", "contract")
 BID_IDS = {name: NUM_CARDS + i for i, name in enumerate(CONTRACT_NAMES)}
@@ -104,12 +105,42 @@ def _bid(value, field: str) -> int:
     return _int(value, field, NUM_CARDS, NUM_ACTIONS - 1)
 
 
+@dataclass(frozen=True)
+class _SeatState:
+    """A JSON seat state, each field checked for type and range (not yet for the rules)."""
+
+    rules: Rules
+    seat: int
+    dealer: int
+    muestra: int
+    hand: list[int]
+    bids: list[int]
+    tricks: list
+    plays: list[tuple[str, int, int]]  #: (field, seat, card) of every card played, in order
+    score: list[int]
+    contract: str | None
+
+    @property
+    def mine_played(self) -> list[int]:
+        return [c for _, s, c in self.plays if s == self.seat]
+
+
 def replay_state(state: dict, rng: np.random.Generator | None = None) -> tuple[Game, int]:
     """The game of ``state`` replayed through the engine, and the seat to play.
 
     Raises :class:`BotStateError` naming the field of a malformed or impossible state, or
     saying whose turn it is when it is not ``state["seat"]``'s.
     """
+    s = _read_state(state)
+    _check_cards(s)
+    rng = rng or np.random.default_rng(0)
+    game, history = _replay_bids(s, rng)
+    deal = _hidden_deal(s, game, history, rng)
+    _replay_hand(s, game, deal)
+    return game, s.seat
+
+
+def _read_state(state) -> _SeatState:
     if not isinstance(state, dict):
         raise BotStateError(f"the state must be a JSON object, got {type(state).__name__}")
     unknown = sorted(set(state) - set(STATE_KEYS))
@@ -127,7 +158,7 @@ def replay_state(state: dict, rng: np.random.Generator | None = None) -> tuple[G
     muestra = _int(state["muestra"], "muestra", 0, NUM_CARDS - 1)
     hand = [_int(c, f"hand[{i}]", 0, NUM_CARDS - 1) for i, c in enumerate(_list(state["hand"], "hand", 5))]
     bids = [_bid(b, f"bids[{i}]") for i, b in enumerate(_list(state.get("bids", []), "bids", 4))]
-    plays: list[tuple[str, int, int]] = []  # (field, seat, card)
+    plays: list[tuple[str, int, int]] = []
     tricks = _list(state.get("tricks", []), "tricks", 5)
     for t, trick in enumerate(tricks):
         for j, play in enumerate(_list(trick, f"tricks[{t}]", 4)):
@@ -136,82 +167,86 @@ def replay_state(state: dict, rng: np.random.Generator | None = None) -> tuple[G
             if len(pair) != 2:
                 raise BotStateError(f"{f} must be a pair [seat, card], got {play!r}")
             plays.append((f, _int(pair[0], f + "[0]", 0, 3), _int(pair[1], f + "[1]", 0, NUM_CARDS - 1)))
-    score = state.get("score", [0, 0])
-    score = [_int(x, f"score[{i}]", 0, 10_000) for i, x in enumerate(_list(score, "score", 2))]
+    score = [_int(x, f"score[{i}]", 0, 10_000) for i, x in enumerate(_list(state.get("score", [0, 0]), "score", 2))]
     if len(score) != 2:
         raise BotStateError(f"score must be [team 0, team 1], got {state.get('score')!r}")
+    return _SeatState(rules, seat, dealer, muestra, hand, bids, tricks, plays, score, state.get("contract"))
 
-    # cards: real (checked above), each in one place only
+
+def _check_cards(s: _SeatState) -> None:
+    """Each card in one place only; the hand's size fits the seat's plays; the muestra where it must be."""
     seen: dict[int, str] = {}
-    for i, c in enumerate(hand):
+    for i, c in enumerate(s.hand):
         if c in seen:
             raise BotStateError(f"hand[{i}]: card {c} ({action_name(c)}) appears twice")
         seen[c] = f"hand[{i}]"
-    for f, _, c in plays:
+    for f, _, c in s.plays:
         if c in seen:
             raise BotStateError(f"{f}: card {c} ({action_name(c)}) is also in {seen[c]}")
         seen[c] = f
-    mine_played = [c for _, s, c in plays if s == seat]
-    if len(hand) + len(mine_played) != 5:
-        raise BotStateError(f"hand has {len(hand)} cards, but seat {seat} played {len(mine_played)}: they must make 5")
-    muestra_played = any(c == muestra for _, _, c in plays)
-    if not muestra_played and (muestra in hand) != (dealer == seat):
-        where = "the dealer's" if dealer != seat else "this seat's (the dealer's)"
-        raise BotStateError(f"muestra: card {muestra} is unplayed, so it is in {where} hand; hand says otherwise")
+    if len(s.hand) + len(s.mine_played) != 5:
+        raise BotStateError(f"hand has {len(s.hand)} cards, but seat {s.seat} played {len(s.mine_played)}: "
+                            "they must make 5")
+    muestra_played = any(c == s.muestra for _, _, c in s.plays)
+    if not muestra_played and (s.muestra in s.hand) != (s.dealer == s.seat):
+        where = "the dealer's" if s.dealer != s.seat else "this seat's (the dealer's)"
+        raise BotStateError(f"muestra: card {s.muestra} is unplayed, so it is in {where} hand; hand says otherwise")
 
-    # 1. the bids, on any deal that gives this seat its cards (bids do not depend on hands)
-    full_mine = sum(1 << c for c in hand + mine_played)
-    rng = rng or np.random.default_rng(0)
-    trial = _temporary_deal(full_mine, seat, dealer, muestra, rng)
-    game = Game(rules)
-    _reset(game, trial, dealer, muestra, score)
-    history: list[tuple[int, int]] = []
-    for i, b in enumerate(bids):
+
+def _replay_bids(s: _SeatState, rng) -> tuple[Game, list[tuple[int, int]]]:
+    """The bids replayed on any deal that gives this seat its cards (bids do not depend on the
+    hands), checking the trick sizes against the contract; the game and the hand's history."""
+    trial = _temporary_deal(sum(1 << c for c in s.hand + s.mine_played), s.seat, s.dealer, s.muestra, rng)
+    game = Game(s.rules)
+    _reset(game, trial, s.dealer, s.muestra, s.score)
+    for i, b in enumerate(s.bids):
         _step(game, b, f"bids[{i}]")
-        history.append(game.history[-1])
-    if plays and game.single.phase == 0:
-        raise BotStateError(f"tricks: cards were played but the bidding is not over (bids: {bids})")
-    _check_trick_sizes(tricks, game.single.trick_size)
-    history += [(s, c) for _, s, c in plays]
+    if s.plays and game.single.phase == 0:
+        raise BotStateError(f"tricks: cards were played but the bidding is not over (bids: {s.bids})")
+    _check_trick_sizes(s.tricks, game.single.trick_size)
+    return game, game.history + [(seat, c) for _, seat, c in s.plays]
 
-    # 2. a placement of the hidden cards that makes every play so far legal
+
+def _hidden_deal(s: _SeatState, game: Game, history, rng) -> list[int]:
+    """A placement of the hidden cards (by the belief sampler) that makes every play so far legal."""
     g = game.single
-    played = sum(1 << c for _, _, c in plays)
     view = SeatView(
-        seat=seat, rules=rules, hand=sum(1 << c for c in hand), legal=0, phase=g.phase, dealer=dealer,
-        muestra=muestra, trump=g.trump, muestra_held=not muestra_played, bids=tuple(g.bids), contract=g.contract,
-        declarer=g.declarer, sitter=g.sitter, history=tuple(history), trick=(), trick_num=0, tricks_won=(0, 0, 0, 0),
-        points=(0, 0), sung=0, score=(score[0], score[1]), played=played,
+        seat=s.seat, rules=s.rules, hand=sum(1 << c for c in s.hand), legal=0, phase=g.phase, dealer=s.dealer,
+        muestra=s.muestra, trump=g.trump, muestra_held=not any(c == s.muestra for _, _, c in s.plays),
+        bids=tuple(g.bids), contract=g.contract, declarer=g.declarer, sitter=g.sitter, history=tuple(history), trick=(),
+        trick_num=0, tricks_won=(0, 0, 0, 0), points=(0, 0), sung=0, score=(s.score[0], s.score[1]),
+        played=sum(1 << c for _, _, c in s.plays),
     )
     try:
         unplayed = sample_worlds(view, 1, rng, max_restarts=50)[0]
     except Inconsistent:
         raise BotStateError("tricks: no deal of the hidden cards makes these plays legal (a seat played a card "
                             "it could not have held, or played out of turn)") from None
-    full = [unplayed[q] | sum(1 << c for _, s, c in plays if s == q) for q in range(4)]
-    if any(bin(h).count("1") != 5 for h in full):
+    deal = [unplayed[q] | sum(1 << c for _, seat, c in s.plays if seat == q) for q in range(4)]
+    if any(bin(h).count("1") != 5 for h in deal):
         raise BotStateError("tricks: the seats played the wrong numbers of cards for this point of the hand")
+    return deal
 
-    # 3. the whole hand replayed on that deal: every bid and card checked by the engine
-    _reset(game, full, dealer, muestra, score)
-    for i, b in enumerate(bids):
+
+def _replay_hand(s: _SeatState, game: Game, deal: list[int]) -> None:
+    """The whole hand replayed on ``deal``: every bid and card checked by the engine, then the seat to act."""
+    _reset(game, deal, s.dealer, s.muestra, s.score)
+    for i, b in enumerate(s.bids):
         _step(game, b, f"bids[{i}]")
-    for f, s, c in plays:
+    for f, seat, c in s.plays:
         if game.over:
             raise BotStateError(f"{f}: the hand is already over")
-        if game.current_player != s:
-            raise BotStateError(f"{f}: seat {s} played, but it was seat {game.current_player}'s turn")
+        if game.current_player != seat:
+            raise BotStateError(f"{f}: seat {seat} played, but it was seat {game.current_player}'s turn")
         _step(game, c, f)
     if game.over:
         raise BotStateError("the hand is over: there is nothing to play")
-    if game.current_player != seat:
-        raise BotStateError(f"seat: it is seat {game.current_player}'s turn, not seat {seat}'s")
-    want = state.get("contract")
-    if want is not None:
+    if game.current_player != s.seat:
+        raise BotStateError(f"seat: it is seat {game.current_player}'s turn, not seat {s.seat}'s")
+    if s.contract is not None:
         have = CONTRACT_NAMES[game.single.contract] if game.single.contract >= 0 else None
-        if want != have:
-            raise BotStateError(f"contract: the bids give {have!r}, the state says {want!r}")
-    return game, seat
+        if s.contract != have:
+            raise BotStateError(f"contract: the bids give {have!r}, the state says {s.contract!r}")
 
 
 def _check_trick_sizes(tricks: list, size: int) -> None:

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import dataclasses
 import types
+import typing
 
 import numpy as np
 
@@ -113,66 +114,82 @@ def _policy_logp(logits: np.ndarray, mask: np.ndarray, floor: float) -> np.ndarr
 OPPONENT_MODELS = {"heuristic": HeuristicAgent}
 
 
+def _option(default, help: str, check=None, why: str = ""):
+    """A search option: its default, a help line, and the test a value must pass (``why`` says it)."""
+    return dataclasses.field(default=default, metadata={"help": help, "check": check, "why": why})
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchOptions:
+    """Every option of :class:`SearchAgent` (``search:NAME=VALUE,...``), with its default, what it
+    means and the values it takes; a bad value raises ``ValueError`` naming the option."""
+
+    path: str = _option(str(ONNX_MODEL), "ONNX model with its card")
+    worlds: int = _option(32, "deals drawn for a card play", lambda v: v >= 1, "at least 1")
+    candidates: int = _option(128, "deals weighed by inference, of which worlds are drawn", lambda v: v >= 1, "at least 1")
+    infer: float = _option(1.0, "weight of the bids' evidence (0: uniform worlds)")
+    floor: float = _option(0.1, "share of uniform play mixed into the network's policy", lambda v: 0 <= v <= 1, "in [0, 1]")
+    play: str = _option("rollout", "card play: rollout, pimc or policy", lambda v: v in ("rollout", "pimc", "policy"),
+                        "rollout, pimc or policy")
+    bid: str = _option("rollout", "bidding: rollout, solver or policy", lambda v: v in ("rollout", "solver", "policy"),
+                       "rollout, solver or policy")
+    utility: str = _option("match", "a rollout's value: match (chance of the match) or points",
+                           lambda v: v in ("match", "points"), "match or points")
+    bid_margin: float = _option(0.0, "share of a declaration's won rollouts counted as lost (below 0: lost as won)",
+                                lambda v: -1 < v < 1, "in (-1, 1)")
+    bid_worlds: int | None = _option(None, "deals drawn for a bid (default: worlds)", lambda v: v is None or v >= 1,
+                                     "at least 1")
+    hand_edge: float = _option(0.5, "the chance of winning a hand the match table assumes", lambda v: 0 < v < 1,
+                               "in (0, 1)")
+    infer_play: float | None = _option(None, "weight of the card plays' evidence (default: infer)",
+                                       lambda v: v is None or v >= 0, "at least 0")
+    opponent: str = _option("", "a rule-based agent taken as a second model of the other seats (e.g. heuristic)")
+    opponent_prior: float = _option(0.5, "prior weight of the opponent model", lambda v: 0 <= v <= 1, "in [0, 1]")
+    solver_weight: float = _option(0.0, "share of a bid's value from its double-dummy result", lambda v: 0 <= v <= 1,
+                                   "in [0, 1]")
+    prior: float = _option(0.0, "with play=pimc: weight of the network's probability of each card", lambda v: v >= 0,
+                           "at least 0")
+    exploit: int = _option(0, "1: the other team plays as the opponent model in the rollouts", lambda v: v in (0, 1),
+                           "0 or 1")
+    infer_partner: float = _option(1.0, "factor on the weight of the partner's evidence", lambda v: v >= 0, "at least 0")
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            check, value = f.metadata["check"], getattr(self, f.name)
+            if check is not None and not check(value):
+                raise ValueError(f"{f.name} must be {f.metadata['why']}, got {value!r}")
+        if self.exploit and not self.opponent:
+            raise ValueError(f"exploit must be 0 or 1, and 1 needs an opponent model (opponent=...), got {self.exploit}")
+
+
 class SearchAgent(Agent):
-    """Network-guided search; see the module docstring."""
+    """Network-guided search; see the module docstring and :class:`SearchOptions`."""
 
-    OPTIONS = {"path": str, "worlds": int, "candidates": int, "infer": float, "floor": float, "play": str, "bid": str,
-               "utility": str, "bid_margin": float, "bid_worlds": int, "hand_edge": float,
-               "infer_play": float, "opponent": str, "opponent_prior": float, "solver_weight": float,
-               "prior": float, "exploit": int, "infer_partner": float}
+    #: option name -> type, for specs (``search:worlds=64``)
+    OPTIONS = {name: next(a for a in typing.get_args(t) or (t,) if a is not type(None))
+               for name, t in typing.get_type_hints(SearchOptions).items()}
 
-    def __init__(self, seed: int | None = None, path: str = str(ONNX_MODEL), worlds: int = 32,
-                 candidates: int = 128, infer: float = 1.0, floor: float = 0.1, play: str = "rollout",
-                 bid: str = "rollout", utility: str = "match", bid_margin: float = 0.0, bid_worlds: int | None = None,
-                 hand_edge: float = 0.5, infer_play: float | None = None, opponent: str | Agent = "",
-                 opponent_prior: float = 0.5, solver_weight: float = 0.0, prior: float = 0.0,
-                 exploit: int = 0, infer_partner: float = 1.0, policy: OnnxPolicy | None = None):
+    def __init__(self, seed: int | None = None, policy: OnnxPolicy | None = None, opponent: str | Agent = "",
+                 **options):
         super().__init__(seed)
-        bid_worlds = worlds if bid_worlds is None else bid_worlds
-        if worlds < 1 or candidates < 1 or bid_worlds < 1:
-            raise ValueError(f"worlds, bid_worlds and candidates must be at least 1, got {worlds}, {bid_worlds} and {candidates}")
-        if play not in ("rollout", "pimc", "policy"):
-            raise ValueError(f"play must be rollout, pimc or policy, got {play!r}")
-        if bid not in ("rollout", "solver", "policy"):
-            raise ValueError(f"bid must be rollout, solver or policy, got {bid!r}")
-        if utility not in ("match", "points"):
-            raise ValueError(f"utility must be match or points, got {utility!r}")
-        if not 0.0 <= floor <= 1.0:
-            raise ValueError(f"floor must be in [0, 1], got {floor}")
-        self.policy = policy if policy is not None else OnnxPolicy.load(path)
-        self.worlds, self.bid_worlds, self.candidates, self.infer, self.floor = worlds, bid_worlds, candidates, infer, floor
-        self.play, self.bid, self.utility = play, bid, utility
-        if not -1.0 < bid_margin < 1.0:
-            raise ValueError(f"bid_margin must be in (-1, 1), got {bid_margin}")
-        self.bid_margin = bid_margin
-        if not 0.0 < hand_edge < 1.0:
-            raise ValueError(f"hand_edge must be in (0, 1), got {hand_edge}")
-        self.hand_edge = hand_edge
-        self.infer_play = infer if infer_play is None else infer_play  # weight of the evidence of card plays
-        if self.infer_play < 0:
-            raise ValueError(f"infer_play must be at least 0, got {self.infer_play}")
-        if infer_partner < 0:
-            raise ValueError(f"infer_partner must be at least 0, got {infer_partner}")
-        self.infer_partner = infer_partner  # a factor on the weight of the partner's evidence
+        name = opponent if isinstance(opponent, str) else getattr(opponent, "spec", type(opponent).__name__)
+        opts = SearchOptions(**options, opponent=name)
+        self.options = opts
+        self.policy = policy if policy is not None else OnnxPolicy.load(opts.path)
+        self.worlds, self.candidates, self.infer, self.floor = opts.worlds, opts.candidates, opts.infer, opts.floor
+        self.bid_worlds = opts.worlds if opts.bid_worlds is None else opts.bid_worlds
+        self.play, self.bid, self.utility = opts.play, opts.bid, opts.utility
+        self.bid_margin, self.hand_edge, self.prior = opts.bid_margin, opts.hand_edge, opts.prior
+        self.infer_play = opts.infer if opts.infer_play is None else opts.infer_play  # weight of the card plays' evidence
+        self.infer_partner = opts.infer_partner  # a factor on the weight of the partner's evidence
+        self.opponent_prior, self.solver_weight = opts.opponent_prior, opts.solver_weight
         self._tables: dict[int, np.ndarray] = {}
-        if not 0.0 <= opponent_prior <= 1.0:
-            raise ValueError(f"opponent_prior must be in [0, 1], got {opponent_prior}")
-        self.opponent_prior = opponent_prior
-        if not 0.0 <= solver_weight <= 1.0:
-            raise ValueError(f"solver_weight must be in [0, 1], got {solver_weight}")
-        self.solver_weight = solver_weight
-        if prior < 0:
-            raise ValueError(f"prior must be at least 0, got {prior}")
-        self.prior = prior
-        self.opponent = None  # a second model of every other seat, besides the network (Bayesian mixture per seat)
-        if opponent:
-            model = OPPONENT_MODELS[opponent](seed=0) if opponent in OPPONENT_MODELS else opponent
-            if not getattr(model, "deterministic", False):
-                raise ValueError(f"opponent must be a deterministic rule-based agent such as 'heuristic', got {opponent!r}")
-            self.opponent = model
-        if exploit not in (0, 1) or (exploit and self.opponent is None):
-            raise ValueError(f"exploit must be 0 or 1, and 1 needs an opponent model (opponent=...), got {exploit}")
-        self.exploit = bool(exploit)  # the other team's seats in the rollouts play as the opponent model
+        # a second model of every other seat, besides the network (Bayesian mixture per seat)
+        model = opponent if isinstance(opponent, Agent) else OPPONENT_MODELS[name](seed=0) if name in OPPONENT_MODELS else None
+        if name and not getattr(model, "deterministic", False):
+            raise ValueError(f"opponent must be a deterministic rule-based agent such as 'heuristic', got {opponent!r}")
+        self.opponent = model
+        self.exploit = bool(opts.exploit)  # the other team's seats in the rollouts play as the opponent model
 
     # ------------------------------------------------------------------ network
     def _logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

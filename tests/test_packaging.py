@@ -1,6 +1,7 @@
 """The wheel works outside the repository: the shipped model and the page are package data,
 the commands are console scripts, and no generic top-level module lands in site-packages."""
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -13,9 +14,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> zipfile.ZipFile:
-    out = tmp_path_factory.mktemp("wheel")
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q",
-                           "-w", str(out)], capture_output=True, text=True)
+    out, src = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("source") / "cuatrola-rl"
+    # built from a copy, so that the build leaves nothing in the checkout
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", "build", "runs", "*.egg-info", "__pycache__",
+                                                              ".hypothesis", ".pytest_cache", ".ruff_cache"))
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "-q", "-w", str(out)],
+                          capture_output=True, text=True)
     if done.returncode != 0:
         pytest.fail(f"building the wheel failed:\n{done.stderr[-2000:]}")
     (path,) = out.glob("cuatrola_rl-*.whl")

@@ -37,6 +37,7 @@ from cuatrola_env.game import Game
 from cuatrola_env.rules import CONTRACT_NAMES, get_rules
 
 from .base import Agent, seat_view
+from .parallel import BACKENDS, Runner, WorkerError
 from .registry import make_agent
 from .results import compare_main, mean_ci, pool_main
 
@@ -48,6 +49,7 @@ class Side:
 
     spec: str
     agents: tuple[Agent, Agent]
+    seed: int | None = None  #: the seed it was made with from its spec (None: made by hand, not rebuildable)
 
     @classmethod
     def from_spec(cls, spec: str, seed: int) -> Side:
@@ -56,7 +58,7 @@ class Side:
             raise ValueError(f"a side is SPEC or SPEC+SPEC, got {spec!r}")
         a = make_agent(parts[0], seed=seed)
         b = make_agent(parts[-1], seed=seed + 1)
-        return cls(spec, (a, b))
+        return cls(spec, (a, b), seed)
 
 
 def make_deals(n: int, seed: int):
@@ -107,63 +109,142 @@ def seating(a: Side, b: Side, a_first: bool) -> list[tuple[Agent, int]]:
     return [(first.agents[0], i_first), (second.agents[0], i_second), (first.agents[1], i_first), (second.agents[1], i_second)]
 
 
-def evaluate_pair(a: Side, b: Side, rules, deals, matches: int, seed: int, progress=None) -> dict:
-    """Duplicate evaluation of side ``a`` against side ``b``; figures from ``a``'s side."""
+@dataclass
+class Part:
+    """What a set of deals and matches of one pairing gave (a worker's share, or everything)."""
+
+    deals: list[int]
+    gp: np.ndarray  # (deals, 2) a's game points in play 1 (a at seats 0/2) and play 2 (a at 1/3)
+    cp: np.ndarray  # (deals, 2) a's points minus b's
+    matches: list[int]
+    wins: np.ndarray  # (matches, 2) whether a won each play of each match
+    hands_per_match: list[int]
+    tally: Tally
+
+
+def play_part(a: Side, b: Side, rules, deals, deal_ids, match_ids, seed: int, progress=None) -> Part:
+    """Side ``a`` against side ``b`` on the deals numbered ``deal_ids`` (``deals`` holds them in that
+    order) and the matches numbered ``match_ids``, each played twice with the teams swapped; every
+    agent is re-seeded from ``seed`` and the deal or match number, so any split of the work over
+    workers gives the same results."""
     hands, dealer, muestra = deals
-    n = len(dealer)
     tally = Tally()
-    gp = np.zeros((n, 2))  # a's game points in play 1 (a at seats 0/2) and play 2 (a at 1/3)
-    cp = np.zeros((n, 2))  # a's points minus b's
-    for i in range(n):
+    gp, cp = np.zeros((len(deal_ids), 2)), np.zeros((len(deal_ids), 2))
+    for row, i in enumerate(deal_ids):
         for k, a_first in enumerate((True, False)):
-            for side in (a, b):
-                for ag in side.agents:
-                    ag.reset(seed * 1_000_003 + i)
+            _reseed(a, b, seed * 1_000_003 + i)
             g = Game(rules=rules, mode="hand")
-            g.reset(hands=hands[i], dealer=int(dealer[i]), muestra=int(muestra[i]))
+            g.reset(hands=hands[row], dealer=int(dealer[row]), muestra=int(muestra[row]))
             play_episode(g, seating(a, b, a_first), tally)
             res = g.last_result
             a_team = 0 if a_first else 1
-            sign = 1 if res["winner_team"] == a_team else -1
-            gp[i, k] = sign * res["game_points"]
-            cp[i, k] = res["points"][a_team] - res["points"][1 - a_team]
+            gp[row, k] = (1 if res["winner_team"] == a_team else -1) * res["game_points"]
+            cp[row, k] = res["points"][a_team] - res["points"][1 - a_team]
         if progress:
             progress.update(1)
-    wins = np.zeros((matches, 2))
-    hands_per_match = []
-    for m in range(matches):
+    wins, hands_per_match = np.zeros((len(match_ids), 2)), []
+    for row, m in enumerate(match_ids):
         for k, a_first in enumerate((True, False)):
-            for side in (a, b):
-                for ag in side.agents:
-                    ag.reset(seed * 7_000_003 + m)
+            _reseed(a, b, seed * 7_000_003 + m)
             g = Game(rules=rules, mode="match", seed=seed * 10_007 + m)  # the same deals in both plays
             play_episode(g, seating(a, b, a_first), tally)
             rec = g.record()
-            wins[m, k] = rec["match"]["winner_team"] == (0 if a_first else 1)
+            wins[row, k] = rec["match"]["winner_team"] == (0 if a_first else 1)
             hands_per_match.append(len(rec["hands"]))
         if progress:
             progress.update(1)
+    return Part(list(deal_ids), gp, cp, list(match_ids), wins, hands_per_match, tally)
+
+
+def _reseed(a: Side, b: Side, seed: int) -> None:
+    for side in (a, b):
+        for agent in side.agents:
+            agent.reset(seed)
+
+
+_SIDES: dict[tuple[str, int], Side] = {}  # sides a worker process has built, by (spec, seed)
+
+
+def _play_part_task(a: tuple[str, int], b: tuple[str, int], rules: dict, deals, deal_ids, match_ids, seed: int) -> Part:
+    """:func:`play_part` in a worker: the sides rebuilt from their specs and seeds (once per process)."""
+    sides = [_SIDES.get(key) or _SIDES.setdefault(key, Side.from_spec(*key)) for key in (a, b)]
+    return play_part(sides[0], sides[1], get_rules(rules), deals, deal_ids, match_ids, seed)
+
+
+def _split(a: Side, b: Side, rules, deals, matches: int, seed: int, chunk: int) -> list[tuple]:
+    """The tasks of one pairing: ``chunk`` deals each, then ``max(1, chunk // 4)`` matches each."""
+    n = len(deals[1])
+    keys = [(s.spec, s.seed) for s in (a, b)]
+    if any(s.seed is None for s in (a, b)):
+        raise ValueError("only sides made from a spec (Side.from_spec) can be played by workers")
+    tasks = []
+    for lo in range(0, n, chunk):
+        ids = list(range(lo, min(n, lo + chunk)))
+        tasks.append((*keys, rules.to_dict(), tuple(x[lo : lo + chunk] for x in deals), ids, [], seed))
+    step = max(1, chunk // 4)
+    no_deals = tuple(x[:0] for x in deals)
+    for lo in range(0, matches, step):
+        tasks.append((*keys, rules.to_dict(), no_deals, [], list(range(lo, min(matches, lo + step))), seed))
+    return tasks
+
+
+def _merge(parts: list[Part]) -> Part:
+    deals = [p for p in parts if p.deals]
+    matches = [p for p in parts if p.matches]
+    tally = Tally()
+    for p in parts:
+        tally.bids.update(p.tally.bids)
+        tally.made.update(p.tally.made)
+        tally.illegal.update(p.tally.illegal)
+        tally.decisions += p.tally.decisions
+    return Part([i for p in deals for i in p.deals], np.concatenate([p.gp for p in deals]) if deals else np.zeros((0, 2)),
+                np.concatenate([p.cp for p in deals]) if deals else np.zeros((0, 2)),
+                [m for p in matches for m in p.matches],
+                np.concatenate([p.wins for p in matches]) if matches else np.zeros((0, 2)),
+                [h for p in matches for h in p.hands_per_match], tally)
+
+
+def evaluate_pair(a: Side, b: Side, rules, deals, matches: int, seed: int, progress=None, runner=None,
+                  chunk: int = 10) -> dict:
+    """Duplicate evaluation of side ``a`` against side ``b``; figures from ``a``'s side. With a
+    parallel :class:`~agents.parallel.Runner`, the deals and matches are split into tasks of
+    ``chunk`` deals (or a quarter as many matches) and the workers' results merged: the same
+    results as in one process."""
+    n = len(deals[1])
+    if runner is None or not runner.parallel:
+        part = play_part(a, b, rules, deals, range(n), range(matches), seed, progress)
+    else:
+        tasks = _split(a, b, rules, deals, matches, seed, chunk)
+        part = _merge(runner.map(_play_part_task, tasks, progress, [len(t[4]) + len(t[5]) for t in tasks]))
+        if part.deals != list(range(n)) or part.matches != list(range(matches)):
+            raise RuntimeError("the workers' results do not cover every deal and match once")  # never silently
+    return summarize(a.spec, b.spec, part)
+
+
+def summarize(a_spec: str, b_spec: str, part: Part) -> dict:
+    """The figures of a pairing from everything it played."""
+    n, matches, tally, gp, cp, wins = len(part.deals), len(part.matches), part.tally, part.gp, part.cp, part.wins
     paired = gp.mean(axis=1)
     bids = {}
     for s, name in ((0, "a"), (1, "b")):
         bids[name] = {
             c: {
-                "declared_per_hand": tally.bids[(s, c)] / max(1, 2 * n + sum(hands_per_match)),
+                "declared_per_hand": tally.bids[(s, c)] / max(1, 2 * n + sum(part.hands_per_match)),
                 "declared": tally.bids[(s, c)],
                 "success_rate": (tally.made[(s, c)] / tally.bids[(s, c)]) if tally.bids[(s, c)] else None,
             }
             for c in CONTRACT_NAMES[1:]
         }
     return {
-        "a": a.spec,
-        "b": b.spec,
+        "a": a_spec,
+        "b": b_spec,
         "deals": n,
         "matches": matches,
         "game_points_per_hand": mean_ci(paired) if n else None,  # None: a matches-only run (--deals 0)
         "game_points_unpaired_se": float(np.std(gp.reshape(-1), ddof=1) / math.sqrt(2 * n)) if n > 1 else None,
         "card_points_per_hand": mean_ci(cp.mean(axis=1)) if n else None,
         "match_win_rate": mean_ci(wins.mean(axis=1)) if matches else None,
-        "mean_hands_per_match": float(np.mean(hands_per_match)) if hands_per_match else None,
+        "mean_hands_per_match": float(np.mean(part.hands_per_match)) if part.hands_per_match else None,
         "bids": bids,
         "illegal_actions": {"a": tally.illegal[0], "b": tally.illegal[1]},
         "decisions": tally.decisions,
@@ -303,6 +384,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", type=Path, help="write the full results as JSON here")
     p.add_argument("--png", type=Path, help="draw the head-to-head table and ratings here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--workers", type=int, default=1,
+                   help="parallel workers: 1 plays here; N > 1 starts a local Ray with N CPUs (the scale extra)")
+    p.add_argument("--ray-address", default=None, help="join a running Ray cluster instead (e.g. auto)")
+    p.add_argument("--backend", choices=BACKENDS, default="auto",
+                   help="auto (Ray when parallel), inline, ray, or processes (this machine's process pool, no Ray)")
     a = p.parse_args(argv)
     if len(a.agents) < 2:
         p.error("give at least two sides to compare")
@@ -314,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rules = get_rules(a.rules, **({"target": a.target} if a.target else {}))
         sides = {spec: Side.from_spec(spec, a.seed + 17 * i) for i, spec in enumerate(dict.fromkeys(a.agents))}
+        runner = Runner(a.workers, a.ray_address, a.backend)
     except (ValueError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -328,9 +415,15 @@ def main(argv: list[str] | None = None) -> int:
         unit = "match" if a.deals == 0 else "deal" if not matches else "deal|match"  # each counts one step
         progress = tqdm(total=total, desc="evaluating", unit=unit, file=sys.stderr)
     t = time.perf_counter()
-    results = [evaluate_pair(sides[x], sides[y], rules, deals, matches, a.seed, progress) for x, y in pairs]
-    if progress:
-        progress.close()
+    try:
+        with runner:
+            results = [evaluate_pair(sides[x], sides[y], rules, deals, matches, a.seed, progress, runner) for x, y in pairs]
+    except WorkerError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    finally:
+        if progress:
+            progress.close()
     names = list(sides)
     ratings = bradley_terry(names, results, seed=a.seed) if matches else None
     print_report(results, ratings)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import typing
+
 import numpy as np
 
 from .base import Agent
@@ -77,7 +81,8 @@ AGENTS = {
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """``"pimc:worlds=32,seconds=0.1"`` -> ``("pimc", {"worlds": "32", "seconds": "0.1"})``.
 
-    ``model:PATH`` keeps the path whole: ``("model", {"path": PATH})``.
+    ``model:PATH`` keeps the path whole: ``("model", {"path": PATH})``. A plug-in,
+    ``package.module:Class,key=value``, gives ``("package.module:Class", {"key": "value"})``.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec must be a non-empty string, got {spec!r}")
@@ -86,8 +91,13 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
         if not rest:
             raise ValueError("model agents need a path: model:PATH")
         return name, {"path": rest}
+    parts = rest.split(",")
+    if name not in AGENTS and parts[0].strip() and "=" not in parts[0]:  # a plug-in: package.module:Class[,...]
+        if not parts[0].strip().isidentifier() or not all(p.isidentifier() for p in name.split(".")):
+            raise ValueError(f"a plug-in agent is package.module:Class[,key=value...], got {spec!r}")
+        name, parts = f"{name}:{parts[0].strip()}", parts[1:]
     opts = {}
-    for part in filter(None, rest.split(",")):
+    for part in filter(None, parts):
         key, eq, value = part.partition("=")
         if not eq or not key:
             raise ValueError(f"bad option {part!r} in agent spec {spec!r}: expected key=value")
@@ -102,16 +112,52 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         agent = AGENTS["model"](opts["path"], seed=seed)
         agent.spec = spec
         return agent
-    if name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {', '.join(sorted(AGENTS))}")
-    agent = AGENTS[name](seed=seed, **_typed(AGENTS[name], opts, spec))
+    factory = load_plugin(name) if ":" in name else AGENTS.get(name)
+    if factory is None:
+        raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {', '.join(sorted(AGENTS))}, "
+                         "or a plug-in package.module:Class")
+    agent = factory(seed=seed, **_typed(factory, opts, spec))
     agent.spec = spec
     return agent
 
 
+def load_plugin(name: str) -> type[Agent]:
+    """The class ``package.module:Class`` names: importable, and an :class:`Agent` (an ``act(view)``
+    method; ``act_batch`` optional). Its options are its ``OPTIONS`` dict, or its ``__init__``'s
+    annotated keyword parameters."""
+    module_name, _, class_name = name.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise ValueError(f"plug-in agent {name!r}: cannot import {module_name!r} ({e})") from None
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type) or not callable(getattr(cls, "act", None)):
+        raise ValueError(f"plug-in agent {name!r}: {module_name} has no agent class {class_name!r} with an act(view) method")
+    return cls
+
+
+def _init_options(cls) -> dict:
+    """Option name -> type from the annotated keyword parameters of ``cls.__init__`` (``seed`` aside)."""
+    hints = typing.get_type_hints(cls.__init__)
+    params = inspect.signature(cls.__init__).parameters
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return {k: next(a for a in typing.get_args(hints.get(k, str)) or (hints.get(k, str),) if a is not type(None))
+            for k, p in params.items() if k not in ("self", "seed") and p.kind in kinds}
+
+
+def _parse_bool(value: str) -> bool:
+    if value.lower() in ("1", "true", "yes", "on"):
+        return True
+    if value.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(value)
+
+
 def _typed(cls, opts: dict[str, str], spec: str) -> dict:
     """Convert option strings to the types of the agent's dataclass-like ``OPTIONS``."""
-    allowed = getattr(cls, "OPTIONS", {})
+    allowed = getattr(cls, "OPTIONS", None)
+    if allowed is None:
+        allowed = _init_options(cls) if isinstance(cls, type) else {}
     out = {}
     for key, value in opts.items():
         if key not in allowed:
@@ -119,7 +165,7 @@ def _typed(cls, opts: dict[str, str], spec: str) -> dict:
                 f"unknown option {key!r} for agent {spec.split(':')[0]!r}; options: {', '.join(sorted(allowed)) or 'none'}"
             )
         try:
-            out[key] = allowed[key](value)
+            out[key] = _parse_bool(value) if allowed[key] is bool else allowed[key](value)
         except ValueError:
             raise ValueError(f"option {key}={value!r} of {spec!r} must be {allowed[key].__name__}") from None
     return out

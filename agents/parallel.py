@@ -1,0 +1,144 @@
+"""Parallel work behind one interface: the same tasks inline, on Ray, or on a local process pool.
+
+>>> from agents.parallel import Runner
+>>> with Runner(workers=2) as run:                       # a local Ray with 2 CPUs    # doctest: +SKIP
+...     squares = run.map(pow, [(x, 2) for x in range(10)])
+
+``Runner(workers=1)`` runs every task in this process, in order, and needs nothing installed;
+``workers=N`` starts a local Ray with N CPUs (the ``scale`` extra) and ``address="auto"`` joins
+a running Ray cluster (``ray start --head`` on the nodes); ``backend="processes"`` uses the
+standard library's process pool on this one machine instead (where Ray cannot be installed).
+Results always come back in task order, whatever order the workers finish in. A task that
+raises is reported with its traceback (:class:`WorkerError`); a worker process that dies has its
+task run again (Ray retries it, up to ``retries`` times), and if it cannot be done the run
+fails with :class:`WorkerError`: no result is ever silently missing, and nothing hangs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+
+BACKENDS = ("auto", "inline", "ray", "processes")
+
+
+class WorkerError(RuntimeError):
+    """A task failed in a worker (its traceback is in the message), or a worker could not finish it."""
+
+
+class Runner:
+    """Runs ``fn(*args)`` for each task; see the module docstring."""
+
+    def __init__(self, workers: int = 1, address: str | None = None, backend: str = "auto", retries: int = 3):
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        if not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be a positive integer, got {workers!r}")
+        if backend == "auto":
+            backend = "inline" if workers == 1 and address is None else "ray"
+        if backend == "ray" and importlib.util.find_spec("ray") is None:
+            raise ValueError("--workers > 1 runs on Ray: pip install 'cuatrola-rl[scale]' (or use the process backend)")
+        self.workers, self.address, self.backend, self.retries = workers, address, backend, retries
+        self._pool: ProcessPoolExecutor | None = None
+        self._started_ray = False
+
+    @property
+    def parallel(self) -> bool:
+        return self.backend != "inline"
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def map(self, fn: Callable, tasks: Sequence[tuple], progress=None, weights: Sequence[int] | None = None) -> list:
+        """``[fn(*task) for task in tasks]``, in parallel; ``progress.update(weights[i])`` as task i ends."""
+        weights = [1] * len(tasks) if weights is None else list(weights)
+        if self.backend == "inline":
+            out = []
+            for task, w in zip(tasks, weights, strict=True):
+                out.append(fn(*task))
+                if progress is not None:
+                    progress.update(w)
+            return out
+        return (self._map_ray if self.backend == "ray" else self._map_processes)(fn, tasks, progress, weights)
+
+    # ------------------------------------------------------------------ ray
+    def _ray(self):
+        import ray
+
+        if not ray.is_initialized():
+            # the workers import what this process can: its sys.path goes with them
+            env = {"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}}
+            if self.address:
+                ray.init(address=self.address, runtime_env=env, log_to_driver=False)
+            else:
+                ray.init(num_cpus=self.workers, include_dashboard=False, runtime_env=env, log_to_driver=False)
+            self._started_ray = True
+        return ray
+
+    def _map_ray(self, fn, tasks, progress, weights) -> list:
+        ray = self._ray()
+        remote = ray.remote(max_retries=self.retries, retry_exceptions=False)(fn)
+        refs = [remote.remote(*task) for task in tasks]
+        index = {ref: i for i, ref in enumerate(refs)}
+        out: list = [None] * len(refs)
+        pending = list(refs)
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            i = index[done[0]]
+            try:
+                out[i] = ray.get(done[0])
+            except ray.exceptions.RayTaskError as e:
+                self._cancel(ray, pending)
+                raise WorkerError(f"task {i} failed in a worker:\n{e}") from None
+            except ray.exceptions.RayError as e:  # a worker that died more often than the retries allow
+                self._cancel(ray, pending)
+                raise WorkerError(f"task {i} could not be finished: {type(e).__name__}: {e}") from None
+            if progress is not None:
+                progress.update(weights[i])
+        return out
+
+    @staticmethod
+    def _cancel(ray, refs) -> None:
+        for ref in refs:
+            ray.cancel(ref, force=True)
+
+    # ------------------------------------------------------------------ processes
+    def _map_processes(self, fn, tasks, progress, weights) -> list:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+        futures = {self._pool.submit(fn, *task): i for i, task in enumerate(tasks)}
+        out: list = [None] * len(tasks)
+        try:
+            for future in as_completed(futures):
+                i = futures[future]
+                out[i] = future.result()
+                if progress is not None:
+                    progress.update(weights[i])
+        except BrokenProcessPool:
+            self.close()
+            raise WorkerError("a worker process died; the process backend does not retry (Ray does)") from None
+        except Exception as e:  # noqa: BLE001 - the task's own error, with its traceback
+            self.close()
+            raise WorkerError(f"a task failed in a worker: {type(e).__name__}: {e}") from e
+        return out
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+        if self._started_ray:
+            import ray
+
+            ray.shutdown()
+            self._started_ray = False
+
+
+__all__ = ["BACKENDS", "Runner", "WorkerError"]

@@ -1,0 +1,42 @@
+"""Agents defined outside the project, for the plug-in tests: ``plugin_agents:LowestCard``."""
+
+import os
+from pathlib import Path
+
+from agents import Agent, SeatView
+
+
+class LowestCard(Agent):
+    """Plays its lowest legal action id; with ``always_pass`` it passes whenever it may bid."""
+
+    def __init__(self, seed: int | None = None, always_pass: bool = True, depth: int = 1):
+        super().__init__(seed)
+        self.always_pass, self.depth = always_pass, depth
+
+    def act(self, view: SeatView) -> int:
+        legal = view.legal_actions
+        if self.always_pass and 20 in legal:
+            return 20
+        return legal[0]
+
+
+class DiesOnce(LowestCard):
+    """Kills its own process the first time it acts in a run (a crashing worker), then plays as
+    ``LowestCard``; ``marker`` is the file that remembers it has died."""
+
+    def __init__(self, seed: int | None = None, marker: str = ""):
+        super().__init__(seed)
+        self.marker = Path(marker)
+
+    def act(self, view: SeatView) -> int:
+        if self.marker and not self.marker.exists():
+            self.marker.write_text("died")
+            os._exit(1)
+        return super().act(view)
+
+
+class FailsToAct(LowestCard):
+    """Raises on its first decision: a bug in a user's agent, to be reported with its traceback."""
+
+    def act(self, view: SeatView) -> int:
+        raise RuntimeError("this agent cannot play")

@@ -1,0 +1,80 @@
+"""Parallel evaluation: the same results for any number of workers, plug-in agents from outside
+the project, and failures that are reported, never lost or left hanging."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents import make_agent
+from agents.evaluation import Side, evaluate_pair, main, make_deals
+from agents.parallel import Runner, WorkerError
+from cuatrola_env import get_rules
+
+ray = pytest.importorskip("ray")
+
+SPECS = ["heuristic", "plugin_agents:LowestCard,always_pass=0"]
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """One local Ray of 2 CPUs for the module (a runner that finds it running leaves it running)."""
+    with Runner(workers=2) as runner:
+        runner._ray()
+        yield
+    ray.shutdown()
+
+
+def pairing(runner, a=SPECS[0], b=SPECS[1], deals=24, matches=6, seed=5) -> dict:
+    rules = get_rules("online")
+    return evaluate_pair(Side.from_spec(a, seed), Side.from_spec(b, seed + 17), rules, make_deals(deals, seed), matches,
+                         seed, runner=runner, chunk=5)
+
+
+def test_a_plug_in_agent_from_a_module_in_the_test_folder():
+    agent = make_agent("plugin_agents:LowestCard,always_pass=false,depth=2", seed=0)
+    assert type(agent).__name__ == "LowestCard" and agent.depth == 2 and agent.always_pass is False
+    with pytest.raises(ValueError, match="has no agent class 'Nope'"):
+        make_agent("plugin_agents:Nope")
+    with pytest.raises(ValueError, match="unknown option 'x'"):
+        make_agent("plugin_agents:LowestCard,x=1")
+
+
+def test_two_ray_workers_give_the_results_of_one_process(local_ray):
+    one = pairing(Runner(workers=1))
+    with Runner(workers=2) as runner:
+        two = pairing(runner)
+    assert one == two
+    assert one["deals"] == 24 and len(one["match_wins"]) == 6 and one["illegal_actions"] == {"a": 0, "b": 0}
+
+
+def test_the_process_backend_gives_the_same_results():
+    with Runner(workers=2, backend="processes") as runner:
+        assert pairing(runner, deals=10, matches=2) == pairing(Runner(workers=1), deals=10, matches=2)
+
+
+def test_a_killed_worker_is_replaced_and_no_result_is_lost(local_ray, tmp_path):
+    """The first task to act kills its worker process; Ray runs the task again on a new worker."""
+    dies = f"plugin_agents:DiesOnce,marker={tmp_path / 'died'}"
+    with Runner(workers=2) as runner:
+        crashed = pairing(runner, b=dies)
+    assert (tmp_path / "died").exists(), "a worker really died"
+    reference = pairing(Runner(workers=1), b="plugin_agents:LowestCard")
+    assert crashed["deal_game_points"] == reference["deal_game_points"]
+    assert crashed["match_wins"] == reference["match_wins"] and crashed["deals"] == 24
+
+
+def test_a_failing_task_is_reported_with_its_traceback(local_ray):
+    traceback = "(?s)failed in a worker.*plugin_agents.py.*this agent cannot play"
+    with Runner(workers=2) as runner, pytest.raises(WorkerError, match=traceback):
+        pairing(runner, b="plugin_agents:FailsToAct")
+
+
+def test_the_command_line_with_workers(local_ray, tmp_path, capsys):
+    out = tmp_path / "w2.json"
+    assert main([*SPECS, "random", "--deals", "12", "--matches", "3", "--seed", "4", "--workers", "2", "--no-progress",
+                 "--json", str(out)]) == 0
+    assert main([*SPECS, "random", "--deals", "12", "--matches", "3", "--seed", "4", "--no-progress",
+                 "--json", str(tmp_path / "w1.json")]) == 0
+    assert json.loads(out.read_text())["pairings"] == json.loads((tmp_path / "w1.json").read_text())["pairings"]

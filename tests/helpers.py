@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
+from contextlib import contextmanager
+
 import numpy as np
 
 
@@ -61,3 +66,27 @@ def random_position(seed: int, low: int, high: int):
         if not game.over:
             game.step(int(rng.choice(game.legal_actions())))
     return game
+
+
+@contextmanager
+def running_server(app, **config):
+    """``app`` served by uvicorn (``config``: more ``uvicorn.Config`` options) on a free loopback
+    port, in a thread; yields the port and stops the server after."""
+    import uvicorn  # the serve extra; only the service tests call this
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **config))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    for _ in range(200):
+        if srv.started:
+            break
+        time.sleep(0.05)
+    assert srv.started, "the service did not start"
+    try:
+        yield port
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=10)

@@ -7,11 +7,9 @@ Skipped where Chromium or Playwright is missing, except under CI (``CI=true``), 
 
 import os
 import shutil
-import socket
-import threading
-import time
 
 import pytest
+from helpers import running_server
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 IN_CI = os.environ.get("CI") == "true"
@@ -28,30 +26,12 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(onnx_model):
-    import uvicorn
-
     from cuatrola_serve.serve import create_app
 
-    port = _free_port()
-    srv = uvicorn.Server(uvicorn.Config(create_app(onnx_model), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if srv.started:
-            break
-        time.sleep(0.05)
-    assert srv.started, "the service did not start"
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with running_server(create_app(onnx_model)) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def test_play_a_hand_in_the_browser(server):

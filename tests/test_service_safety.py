@@ -7,12 +7,12 @@ import hashlib
 import json
 import shutil
 import socket
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import running_server
 
 from cuatrola_env.game import Game
 from cuatrola_serve.bot import seat_state
@@ -203,25 +203,11 @@ def test_a_killed_search_worker_is_replaced_and_its_request_answered(app, client
 @pytest.fixture(scope="module")
 def live_server(onnx_model):
     """The service on a loopback port with short header and body time-outs."""
-    import uvicorn
-
     from cuatrola_serve.serve import _http_protocol
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     limits = ServiceLimits(header_timeout=0.5, body_timeout=0.5)
-    srv = uvicorn.Server(uvicorn.Config(create_app(None, limits), host="127.0.0.1", port=port, log_level="warning",
-                                        http=_http_protocol(limits.header_timeout)))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if srv.started:
-            break
-        time.sleep(0.05)
-    yield port
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with running_server(create_app(None, limits), http=_http_protocol(limits.header_timeout)) as port:
+        yield port
 
 
 def _closed_within(sock: socket.socket, seconds: float) -> bytes | None:

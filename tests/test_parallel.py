@@ -78,3 +78,19 @@ def test_the_command_line_with_workers(local_ray, tmp_path, capsys):
     assert main([*SPECS, "random", "--deals", "12", "--matches", "3", "--seed", "4", "--no-progress",
                  "--json", str(tmp_path / "w1.json")]) == 0
     assert json.loads(out.read_text())["pairings"] == json.loads((tmp_path / "w1.json").read_text())["pairings"]
+
+
+def test_search_labelling_runs_as_tasks_with_the_same_labels(local_ray, onnx_model, tmp_path):
+    """Master's decisions labelled in tasks: 1 and 2 workers give the same labels, all legal."""
+    import numpy as np
+
+    from experiments.distill_search import main as distill
+
+    for workers in (1, 2):
+        assert distill(["collect", "--hands", "4", "--per-task", "2", "--seed", "3", "--model", onnx_model,
+                        "--out", str(tmp_path / f"w{workers}.npz"), "--workers", str(workers)]) == 0
+    one, two = (np.load(tmp_path / f"w{w}.npz") for w in (1, 2))
+    assert len(one["action"]) > 20
+    for key in ("obs", "mask", "action"):
+        np.testing.assert_array_equal(one[key], two[key])
+    assert one["mask"][np.arange(len(one["action"])), one["action"]].all(), "every label is a legal action"

@@ -170,3 +170,23 @@ def test_sigterm_checkpoints_like_ctrl_c(tmp_path):
     (ck,) = tmp_path.glob("*/checkpoint.pt")
     saved = read_checkpoint(ck)
     assert 0 < saved["step"] < 100_000_000
+
+
+def test_the_learner_device_option(short_run, tmp_path, monkeypatch):
+    """--device cpu trains exactly as the default does here; cuda where there is none is refused
+    up front; a checkpoint written before the option existed resumes with its default."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    train.main([*TINY, "--run-dir", str(a), "--total-decisions", "1024"])
+    train.main([*TINY, "--run-dir", str(b), "--total-decisions", "1024", "--device", "cpu"])
+    wa, wb = (read_checkpoint(next(d.glob("*/checkpoint.pt")))["model"] for d in (a, b))
+    assert all(torch.equal(wa[k], wb[k]) for k in wa)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ValueError, match="no CUDA device"):
+        train.parse_config([*TINY, "--device", "cuda"])
+    with pytest.raises(ValueError, match="device must be auto, cpu or cuda"):
+        train.parse_config([*TINY, "--device", "tpu"])
+    old = edited(short_run, tmp_path / "old.pt", lambda ck: ck["config"].pop("device"))
+    cfg, _, _ = train.parse_config(["--resume", old])
+    assert cfg.device == "auto"
+    cfg, _, _ = train.parse_config(["--resume", old, "--device", "cpu"])
+    assert cfg.device == "cpu", "the device may change on resume"

@@ -48,13 +48,15 @@ class Config:
     eval_deals: int = dataclasses.field(default=200, metadata={"help": "duplicate deals per evaluation"})
     checkpoint_minutes: float = dataclasses.field(default=5.0, metadata={"help": "checkpoint every N minutes"})
     torch_threads: int = dataclasses.field(default=2, metadata={"help": "torch CPU threads"})
+    device: str = dataclasses.field(default="auto", metadata={
+        "help": "where the learner runs: auto (cuda when available), cpu or cuda; games and acting stay on the CPU"})
     run_dir: str = dataclasses.field(default="runs", metadata={"help": "where runs are written"})
     init: str = dataclasses.field(
         default="", metadata={"help": "fine-tune: start from the network in this checkpoint or model file (fresh optimiser)"})
 
 
 #: config fields a resumed run may change: they alter how long it runs and how it reports, not what it learns
-RESUMABLE = ("total_decisions", "checkpoint_minutes", "eval_every", "eval_deals", "torch_threads")
+RESUMABLE = ("total_decisions", "checkpoint_minutes", "eval_every", "eval_deals", "torch_threads", "device")
 
 #: what a checkpoint to resume from holds, besides the fields every model file has
 RESUME_FIELDS = ("run_name", "config", "optimizer", "step", "update", "rng", "torch_rng", "env", "hand_uid", "pending", "pool")
@@ -89,6 +91,7 @@ def parse_config(argv=None) -> tuple[Config, str | None, dict | None]:
         return resumed_config(ck["config"], values), a.resume, ck
     cfg = Config(**values)
     get_rules(cfg.rules)  # a clear error for a bad preset
+    learner_device(cfg.device)  # and for a device this machine lacks
     return cfg, None, None
 
 
@@ -100,7 +103,8 @@ def resumed_config(saved: dict, given: dict) -> Config:
         changes = ", ".join(f"--{k.replace('_', '-')} {given[k]!r} (the run has {saved[k]!r})" for k in refused)
         raise CheckpointError(f"a resumed run keeps its config, so these cannot change: {changes}; "
                               f"only {_flags(RESUMABLE)} can")
-    return Config(**{**saved, **given})
+    defaults = {f.name: f.default for f in dataclasses.fields(Config) if f.name in RESUMABLE}
+    return Config(**{**defaults, **saved, **given})  # a checkpoint older than a resumable field takes its default
 
 
 def check_resumable(ck: dict, path: str) -> None:
@@ -110,7 +114,7 @@ def check_resumable(ck: dict, path: str) -> None:
         raise CheckpointError(f"{path} cannot be resumed: it lacks {', '.join(map(repr, missing))} (a model file, "
                               "not a training checkpoint? --init fine-tunes from one)")
     known = {f.name for f in dataclasses.fields(Config)}
-    unknown, absent = sorted(set(ck["config"]) - known), sorted(known - set(ck["config"]))
+    unknown, absent = sorted(set(ck["config"]) - known), sorted(known - set(ck["config"]) - set(RESUMABLE))
     if unknown or absent:
         raise CheckpointError(f"{path}: its config does not fit this version's Config "
                               f"(unknown field(s) {unknown}, missing field(s) {absent})")
@@ -123,6 +127,15 @@ def check_resumable(ck: dict, path: str) -> None:
         wrong.append("hand_uid")
     if wrong:
         raise CheckpointError(f"{path}: field(s) {wrong} of field 'env' do not hold the run's {n} games (num_envs)")
+
+
+def learner_device(name: str) -> torch.device:
+    """The learner's device: ``auto`` is cuda when this machine has it, else the CPU."""
+    if name not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"device must be auto, cpu or cuda, got {name!r}")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device cuda: this machine has no CUDA device (use --device cpu or auto)")
+    return torch.device("cuda" if name == "cuda" or (name == "auto" and torch.cuda.is_available()) else "cpu")
 
 
 def initial_weights(cfg: Config) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import signal
 import sys
@@ -18,7 +19,7 @@ from cuatrola_env import get_rules
 
 from ..checkpoint import save_checkpoint
 from ..network import PolicyValueNet
-from .config import initial_weights, parse_config
+from .config import initial_weights, learner_device, parse_config
 from .report import evaluate_policy, log_update
 from .rollout import Progress, SelfPlay
 from .state import restore, snapshot
@@ -52,19 +53,23 @@ def main(argv=None) -> int:
     torch.set_num_threads(cfg.torch_threads)
     rng = np.random.default_rng(cfg.seed)
     rules = get_rules(cfg.rules)
-    net = PolicyValueNet(cfg.hidden, cfg.layers)
+    net = PolicyValueNet(cfg.hidden, cfg.layers)  # acts, on the CPU
     play = SelfPlay(cfg, rules, net)
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    device = learner_device(cfg.device)
+    learner = net if device.type == "cpu" else copy.deepcopy(net).to(device)  # learns, on its device
+    opt = torch.optim.Adam(learner.parameters(), lr=cfg.learning_rate, eps=1e-5)
     run = Progress.start(cfg.num_envs)
     if init is not None:
-        net.load_state_dict(init)
+        learner.load_state_dict(init)
     if ck:
-        run = restore(ck, resume, net, opt, rng, play.env)
+        run = restore(ck, resume, learner, opt, rng, play.env)
+    if learner is not net:
+        net.load_state_dict(learner.state_dict())
     writer = SummaryWriter(str(run_dir))
     writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
 
     def checkpoint():
-        save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, play.env, run))
+        save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, learner, opt, rng, play.env, run))
 
     bar = tqdm(total=cfg.total_decisions, initial=run.step, unit="dec", desc=run_name, file=sys.stderr, smoothing=0.1)
     last_checkpoint = time.time()
@@ -73,7 +78,9 @@ def main(argv=None) -> int:
             started = time.perf_counter()
             data, returns, imitating = play.collect(run, rng)
             run.step += play.decisions_per_rollout
-            stats = (imitation_update if imitating else ppo_update)(net, opt, cfg, data, returns, rng)
+            stats = (imitation_update if imitating else ppo_update)(learner, opt, cfg, data, returns, rng)
+            if learner is not net:
+                net.load_state_dict(learner.state_dict())  # the actors' CPU copy, refreshed every update
             run.update += 1
             bar.update(play.decisions_per_rollout)
             log_update(writer, play, stats, returns, run.update, run.step, time.perf_counter() - started)

@@ -28,10 +28,11 @@ def imitation_update(net, opt, cfg: Config, data: dict, returns: np.ndarray, rng
     size = len(returns)
     if size < cfg.num_minibatches:
         return {}
-    t = {k: torch.from_numpy(data[k]) for k in ("obs", "pobs", "mask", "target")}
-    ret = torch.from_numpy(returns.astype(np.float32))
+    device = next(net.parameters()).device  # the learner's: the data goes there
+    t = {k: torch.from_numpy(data[k]).to(device) for k in ("obs", "pobs", "mask", "target")}
+    ret = torch.from_numpy(returns.astype(np.float32)).to(device)
     sums: dict[str, float] = {}
-    for idx in torch.from_numpy(rng.permutation(size)).tensor_split(cfg.num_minibatches):
+    for idx in torch.from_numpy(rng.permutation(size)).to(device).tensor_split(cfg.num_minibatches):
         logits = net.policy(t["obs"][idx], t["mask"][idx])
         ce = torch.nn.functional.cross_entropy(logits, t["target"][idx])
         v_loss = 0.5 * ((net.value(t["obs"][idx], t["pobs"][idx]) - ret[idx]) ** 2).mean()
@@ -47,14 +48,15 @@ def ppo_update(net, opt, cfg: Config, data: dict, returns: np.ndarray, rng: np.r
     size = len(returns)
     if size < cfg.num_minibatches:
         return {}
-    t = {k: torch.from_numpy(v) for k, v in data.items() if k in ("obs", "pobs", "mask", "action", "logp")}
-    t["bidding"] = torch.from_numpy(data["bidding"].astype(np.float32))
-    ret = torch.from_numpy(returns.astype(np.float32))
+    device = next(net.parameters()).device  # the learner's: the data goes there
+    t = {k: torch.from_numpy(v).to(device) for k, v in data.items() if k in ("obs", "pobs", "mask", "action", "logp")}
+    t["bidding"] = torch.from_numpy(data["bidding"].astype(np.float32)).to(device)
+    ret = torch.from_numpy(returns.astype(np.float32)).to(device)
     sums: dict[str, float] = {}
     for _ in range(cfg.update_epochs):
         # exactly num_minibatches near-equal minibatches (no tiny remainder batch, whose
         # normalised advantages would be noise)
-        for idx in torch.from_numpy(rng.permutation(size)).tensor_split(cfg.num_minibatches):
+        for idx in torch.from_numpy(rng.permutation(size)).to(device).tensor_split(cfg.num_minibatches):
             logits = net.policy(t["obs"][idx], t["mask"][idx])
             dist = torch.distributions.Categorical(logits=logits)
             logp = dist.log_prob(t["action"][idx])

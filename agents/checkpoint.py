@@ -41,8 +41,8 @@ class CheckpointError(ValueError):
 
 def to_tensors(tree):
     """``tree`` with every NumPy array as a tensor and every NumPy scalar as a Python number."""
-    if isinstance(tree, np.ndarray):
-        return torch.from_numpy(np.ascontiguousarray(tree))
+    if isinstance(tree, np.ndarray):  # a read-only array (one a worker sent back) is copied
+        return torch.from_numpy(np.ascontiguousarray(tree) if tree.flags.writeable else tree.copy())
     if isinstance(tree, np.generic):
         return tree.item()
     if isinstance(tree, dict):

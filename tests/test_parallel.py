@@ -94,3 +94,24 @@ def test_search_labelling_runs_as_tasks_with_the_same_labels(local_ray, onnx_mod
     for key in ("obs", "mask", "action"):
         np.testing.assert_array_equal(one[key], two[key])
     assert one["mask"][np.arange(len(one["action"])), one["action"]].all(), "every label is a legal action"
+
+
+def test_a_tiny_training_run_on_two_ray_workers_checkpoints_and_resumes_exactly(local_ray, tmp_path):
+    """configs/tiny.yaml with 2 rollout actors: end to end, a checkpoint with each worker's state,
+    and a run resumed from its half-way checkpoint ends on the uninterrupted run's weights."""
+    import torch
+
+    from agents import training
+    from agents.checkpoint import read_checkpoint
+
+    tiny = ["--config", "configs/tiny.yaml", "--eval-every", "0", "--workers", "2"]
+    assert training.main([*tiny, "--run-dir", str(tmp_path / "a")]) == 0
+    assert training.main([*tiny, "--run-dir", str(tmp_path / "b"), "--total-decisions", "2048"]) == 0
+    (half,) = (tmp_path / "b").glob("*/checkpoint.pt")
+    assert len(read_checkpoint(half)["env"]["workers"]) == 2
+    assert training.main(["--resume", str(half), "--total-decisions", "4096"]) == 0
+    (full,) = (tmp_path / "a").glob("*/checkpoint.pt")
+    wa, wb = read_checkpoint(full)["model"], read_checkpoint(half)["model"]
+    assert all(torch.equal(wa[k], wb[k]) for k in wa), "a resumed run matches an uninterrupted one"
+    with pytest.raises(ValueError, match="--workers 1"):
+        training.parse_config(["--resume", str(half), "--workers", "1"])

@@ -48,6 +48,9 @@ class Config:
     eval_deals: int = dataclasses.field(default=200, metadata={"help": "duplicate deals per evaluation"})
     checkpoint_minutes: float = dataclasses.field(default=5.0, metadata={"help": "checkpoint every N minutes"})
     torch_threads: int = dataclasses.field(default=2, metadata={"help": "torch CPU threads"})
+    workers: int = dataclasses.field(default=1, metadata={
+        "help": "rollout workers: 1 plays every game here; N > 1 runs N Ray actors of num_envs / N games each"})
+    ray_address: str = dataclasses.field(default="", metadata={"help": "with workers > 1: join this Ray cluster (auto)"})
     device: str = dataclasses.field(default="auto", metadata={
         "help": "where the learner runs: auto (cuda when available), cpu or cuda; games and acting stay on the CPU"})
     run_dir: str = dataclasses.field(default="runs", metadata={"help": "where runs are written"})
@@ -57,6 +60,9 @@ class Config:
 
 #: config fields a resumed run may change: they alter how long it runs and how it reports, not what it learns
 RESUMABLE = ("total_decisions", "checkpoint_minutes", "eval_every", "eval_deals", "torch_threads", "device")
+
+#: fields added after checkpoints were first written, with the value every older run had
+LATER_FIELDS = {"device": "auto", "workers": 1, "ray_address": ""}
 
 #: what a checkpoint to resume from holds, besides the fields every model file has
 RESUME_FIELDS = ("run_name", "config", "optimizer", "step", "update", "rng", "torch_rng", "env", "hand_uid", "pending", "pool")
@@ -91,6 +97,8 @@ def parse_config(argv=None) -> tuple[Config, str | None, dict | None]:
         return resumed_config(ck["config"], values), a.resume, ck
     cfg = Config(**values)
     get_rules(cfg.rules)  # a clear error for a bad preset
+    if cfg.workers < 1 or cfg.num_envs % cfg.workers:
+        raise ValueError(f"workers must be at least 1 and divide num_envs ({cfg.num_envs}), got {cfg.workers}")
     learner_device(cfg.device)  # and for a device this machine lacks
     return cfg, None, None
 
@@ -98,13 +106,13 @@ def parse_config(argv=None) -> tuple[Config, str | None, dict | None]:
 def resumed_config(saved: dict, given: dict) -> Config:
     """The saved run's config with the ``given`` fields applied; a field that would change what the
     run learns is refused (:class:`CheckpointError` naming it), never dropped in silence."""
+    saved = {**LATER_FIELDS, **saved}
     refused = sorted(k for k, v in given.items() if k not in RESUMABLE and saved[k] != v)
     if refused:
         changes = ", ".join(f"--{k.replace('_', '-')} {given[k]!r} (the run has {saved[k]!r})" for k in refused)
         raise CheckpointError(f"a resumed run keeps its config, so these cannot change: {changes}; "
                               f"only {_flags(RESUMABLE)} can")
-    defaults = {f.name: f.default for f in dataclasses.fields(Config) if f.name in RESUMABLE}
-    return Config(**{**defaults, **saved, **given})  # a checkpoint older than a resumable field takes its default
+    return Config(**{**LATER_FIELDS, **saved, **given})  # an older checkpoint: the values its run had
 
 
 def check_resumable(ck: dict, path: str) -> None:
@@ -114,11 +122,16 @@ def check_resumable(ck: dict, path: str) -> None:
         raise CheckpointError(f"{path} cannot be resumed: it lacks {', '.join(map(repr, missing))} (a model file, "
                               "not a training checkpoint? --init fine-tunes from one)")
     known = {f.name for f in dataclasses.fields(Config)}
-    unknown, absent = sorted(set(ck["config"]) - known), sorted(known - set(ck["config"]) - set(RESUMABLE))
+    unknown, absent = sorted(set(ck["config"]) - known), sorted(known - set(ck["config"]) - set(LATER_FIELDS))
     if unknown or absent:
         raise CheckpointError(f"{path}: its config does not fit this version's Config "
                               f"(unknown field(s) {unknown}, missing field(s) {absent})")
-    n = ck["config"]["num_envs"]
+    n, workers = ck["config"]["num_envs"], ck["config"].get("workers", 1)
+    if workers > 1:  # each rollout worker's games are in its own state
+        shards = ck["env"].get("workers") if isinstance(ck["env"], dict) else None
+        if not isinstance(shards, list) or len(shards) != workers:
+            raise CheckpointError(f"{path}: field 'env' does not hold the states of the run's {workers} rollout workers")
+        return
     state = ck["env"].get("state") if isinstance(ck["env"], dict) else None
     if not isinstance(state, dict) or not state:
         raise CheckpointError(f"{path}: field 'env' holds no game state")

@@ -19,6 +19,7 @@ from cuatrola_env import get_rules
 
 from ..checkpoint import save_checkpoint
 from ..network import PolicyValueNet
+from .actors import ShardedPlay
 from .config import initial_weights, learner_device, parse_config
 from .report import evaluate_policy, log_update
 from .rollout import Progress, SelfPlay
@@ -54,7 +55,7 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(cfg.seed)
     rules = get_rules(cfg.rules)
     net = PolicyValueNet(cfg.hidden, cfg.layers)  # acts, on the CPU
-    play = SelfPlay(cfg, rules, net)
+    play = SelfPlay(cfg, rules, net) if cfg.workers == 1 else ShardedPlay(cfg, rules, net)
     device = learner_device(cfg.device)
     learner = net if device.type == "cpu" else copy.deepcopy(net).to(device)  # learns, on its device
     opt = torch.optim.Adam(learner.parameters(), lr=cfg.learning_rate, eps=1e-5)
@@ -62,14 +63,14 @@ def main(argv=None) -> int:
     if init is not None:
         learner.load_state_dict(init)
     if ck:
-        run = restore(ck, resume, learner, opt, rng, play.env)
+        run = restore(ck, resume, learner, opt, rng, play)
     if learner is not net:
         net.load_state_dict(learner.state_dict())
     writer = SummaryWriter(str(run_dir))
     writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
 
     def checkpoint():
-        save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, learner, opt, rng, play.env, run))
+        save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, learner, opt, rng, play, run))
 
     bar = tqdm(total=cfg.total_decisions, initial=run.step, unit="dec", desc=run_name, file=sys.stderr, smoothing=0.1)
     last_checkpoint = time.time()
@@ -94,5 +95,6 @@ def main(argv=None) -> int:
         checkpoint()
     bar.close()
     writer.close()
+    play.close()
     print(f"{'stopped' if stop['now'] else 'finished'}: {run.step} decisions; checkpoint {run_dir / 'checkpoint.pt'}")
     return 0

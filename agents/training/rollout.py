@@ -72,6 +72,16 @@ class SelfPlay:
     def decisions_per_rollout(self) -> int:
         return self.cfg.num_envs * self.cfg.num_steps
 
+    def get_state(self) -> dict:
+        """The games, for a checkpoint (:meth:`VectorCuatrola.get_state`)."""
+        return self.env.get_state()
+
+    def set_state(self, state: dict) -> None:
+        self.env.set_state(state)
+
+    def close(self) -> None:
+        self.env.close()
+
     def collect(self, run: Progress, rng: np.random.Generator) -> tuple[dict, np.ndarray, bool]:
         """One rollout: the decisions to learn from (finished hands only), their returns, and
         whether they are imitation (warm start) data."""

@@ -3,7 +3,9 @@
 The payload holds only tensors, numbers, strings and lists or dicts of them (written by
 :func:`agents.checkpoint.save_checkpoint`, read with ``weights_only=True``): the network and
 optimiser, the config, rules and observation version, the counters, the RNG states, the
-games (:meth:`VectorCuatrola.get_state`), the decisions of unfinished hands and the pool.
+games (:meth:`VectorCuatrola.get_state`; with rollout workers, each worker's games, unfinished
+decisions and random streams), the decisions of unfinished hands and the pool. ``play`` is the
+run's :class:`~agents.training.rollout.SelfPlay` or :class:`~agents.training.actors.ShardedPlay`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ import dataclasses
 import numpy as np
 import torch
 
-from cuatrola_env import VectorCuatrola
 from cuatrola_env.observation import OBS_VERSION
 from cuatrola_env.rules import Rules
 
@@ -22,18 +23,17 @@ from .config import Config
 from .rollout import Progress
 
 
-def snapshot(run_name: str, cfg: Config, rules: Rules, net, opt, rng: np.random.Generator, env: VectorCuatrola,
-             run: Progress) -> dict:
+def snapshot(run_name: str, cfg: Config, rules: Rules, net, opt, rng: np.random.Generator, play, run: Progress) -> dict:
     """The checkpoint payload of a run at this point."""
     return {
         "run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(), "obs_version": OBS_VERSION,
         "model": net.state_dict(), "optimizer": opt.state_dict(), "step": run.step, "update": run.update,
-        "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(), "env": env.get_state(),
+        "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(), "env": play.get_state(),
         "hand_uid": run.hand_uid, "pending": run.pending, "pool": run.pool,
     }
 
 
-def restore(ck: dict, path: str, net, opt, rng: np.random.Generator, env: VectorCuatrola) -> Progress:
+def restore(ck: dict, path: str, net, opt, rng: np.random.Generator, play) -> Progress:
     """Put a checked checkpoint's state into the run; :class:`CheckpointError` names a field that does not fit."""
 
     def fit(field, put_back):
@@ -47,7 +47,7 @@ def restore(ck: dict, path: str, net, opt, rng: np.random.Generator, env: Vector
     fit("optimizer", lambda: opt.load_state_dict(ck["optimizer"]))
     fit("rng", lambda: setattr(rng.bit_generator, "state", ck["rng"]))
     fit("torch_rng", lambda: torch.set_rng_state(ck["torch_rng"]))
-    fit("env", lambda: env.set_state(to_arrays(ck["env"])))
+    fit("env", lambda: play.set_state(to_arrays(ck["env"])))
     pending = to_arrays(ck["pending"])
     if pending is not None and not isinstance(pending, dict):
         raise CheckpointError(f"{path}: field 'pending' must be a dict of arrays or None")

@@ -140,3 +140,13 @@ def test_sweep_trains_variants_side_by_side_and_ranks_them(tmp_path):
     assert torch.load(out / "h50.pt", weights_only=True)["config"]["heuristic_frac"] == 0.5
     with pytest.raises(SystemExit, match="NAME="):
         sweep.main(["--variant", "no flags"])
+
+
+def test_a_plug_in_agent_as_the_fixed_opponent(tmp_path):
+    """--opponent SPEC: after the warm start (which imitates the heuristic), that agent plays the
+    opponent team of heuristic_frac of the games; a bad spec is refused before anything runs."""
+    assert train.main([*TINY, "--run-dir", str(tmp_path), "--opponent", "plugin_agents:LowestCard,always_pass=0"]) == 0
+    ck = read_checkpoint(next(tmp_path.glob("*/checkpoint.pt")))
+    assert ck["config"]["opponent"] == "plugin_agents:LowestCard,always_pass=0" and ck["step"] == 4096
+    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+        train.parse_config([*TINY, "--opponent", "nobody"])

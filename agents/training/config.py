@@ -13,6 +13,7 @@ import yaml
 from cuatrola_env import get_rules
 
 from ..checkpoint import CheckpointError, read_checkpoint
+from ..registry import make_agent
 
 
 @dataclasses.dataclass
@@ -38,6 +39,8 @@ class Config:
         default=0.5, metadata={"help": "shaping: add this times the team's card-point margin / 100 to each return"})
     heuristic_frac: float = dataclasses.field(
         default=0.35, metadata={"help": "share of games where one team is the heuristic bot (the other the learner)"})
+    opponent: str = dataclasses.field(default="heuristic", metadata={
+        "help": "agent spec of the fixed opponent team of heuristic_frac of the games after the warm start (a plug-in too)"})
     pool_frac: float = dataclasses.field(
         default=0.25, metadata={"help": "share of games where one team is a frozen past version of the network"})
     pool_size: int = dataclasses.field(default=8, metadata={"help": "frozen past versions kept in the opponent pool"})
@@ -62,7 +65,7 @@ class Config:
 RESUMABLE = ("total_decisions", "checkpoint_minutes", "eval_every", "eval_deals", "torch_threads", "device")
 
 #: fields added after checkpoints were first written, with the value every older run had
-LATER_FIELDS = {"device": "auto", "workers": 1, "ray_address": ""}
+LATER_FIELDS = {"device": "auto", "workers": 1, "ray_address": "", "opponent": "heuristic"}
 
 #: what a checkpoint to resume from holds, besides the fields every model file has
 RESUME_FIELDS = ("run_name", "config", "optimizer", "step", "update", "rng", "torch_rng", "env", "hand_uid", "pending", "pool")
@@ -97,6 +100,7 @@ def parse_config(argv=None) -> tuple[Config, str | None, dict | None]:
         return resumed_config(ck["config"], values), a.resume, ck
     cfg = Config(**values)
     get_rules(cfg.rules)  # a clear error for a bad preset
+    make_agent(cfg.opponent)  # a clear error for a bad opponent spec, before anything runs
     if cfg.workers < 1 or cfg.num_envs % cfg.workers:
         raise ValueError(f"workers must be at least 1 and divide num_envs ({cfg.num_envs}), got {cfg.workers}")
     learner_device(cfg.device)  # and for a device this machine lacks

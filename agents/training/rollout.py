@@ -21,6 +21,7 @@ from cuatrola_env.rules import Rules
 from ..base import batch_views
 from ..heuristic import HeuristicAgent
 from ..network import PolicyValueNet
+from ..registry import make_agent
 from .config import Config
 
 #: what a rollout records per decision
@@ -60,7 +61,8 @@ class SelfPlay:
         self.cfg, self.net = cfg, net
         self.env = VectorCuatrola(num_envs=n, rules=rules, seed=cfg.seed)
         self.pool_net = PolicyValueNet(cfg.hidden, cfg.layers).eval()  # plays the frozen past versions
-        self.heuristic = HeuristicAgent()
+        self.heuristic = HeuristicAgent()  # the warm start's teacher
+        self.opponent = self.heuristic if cfg.opponent == "heuristic" else make_agent(cfg.opponent, seed=cfg.seed)
         self.slot = np.arange(n)
         self.vs_heuristic, self.vs_pool = self.slot < n_heur, (self.slot >= n_heur) & (self.slot < n_heur + n_pool)
         self.results = np.zeros((n, RING, 4), dtype=np.float32)
@@ -119,8 +121,9 @@ class SelfPlay:
         frozen = np.flatnonzero(self.vs_pool & theirs) if run.pool and not imitating else np.zeros(0, dtype=np.int64)
         actions = action.numpy().copy()
         target = actions.copy()
-        if heur.size:
-            target[heur] = self.heuristic.act_batch(batch_views(env, heur, obs=obs[heur]))
+        if heur.size:  # the teacher labels (warm start), or the fixed opponent team plays
+            teacher = self.heuristic if imitating else self.opponent
+            target[heur] = teacher.act_batch(batch_views(env, heur, obs=obs[heur]))
             if not imitating or 2 * run.step < self.cfg.imitation_decisions:
                 actions[heur] = target[heur]
         if frozen.size:

@@ -1,11 +1,15 @@
-"""Evaluation speed against the number of workers (duplicate deals per second).
+"""Speed against the number of workers: evaluation (duplicate deals/s) and training (decisions/s).
 
     python benchmarks/bench_scale.py --workers 1 2 --deals 200 --runs 3
     python benchmarks/bench_scale.py --agent pimc:worlds=16 --opponent heuristic --workers 1 2 4
+    python benchmarks/bench_scale.py --train --decisions 2000000 --workers 1 2
 
-Each run is a fresh ``evaluate.py`` process (``--matches 0``, the same seed), timed end to end
-(start-up, Ray's included), so the figures are what a user waits for; the medians over runs are
-printed as a table, and the runs are checked to give identical results for every worker count.
+Evaluation: each run is a fresh ``evaluate.py`` process (``--matches 0``, the same seed), timed
+end to end (start-up, Ray's included), so the figures are what a user waits for; the medians
+over runs are printed as a table, and the runs are checked to give identical results for every
+worker count. Training (``--train``): each run is a fresh ``train.py`` of the default preset in
+its PPO phase (``--imitation-decisions 0 --eval-every 0``), and the figure is the median of its
+TensorBoard ``charts/decisions_per_s``.
 """
 
 from __future__ import annotations
@@ -33,6 +37,31 @@ def one_run(agent: str, opponent: str, deals: int, seed: int, workers: int) -> t
         return seconds, json.loads(out.read_text())["pairings"][0]["deal_game_points"]
 
 
+def train_run(decisions: int, workers: int) -> float:
+    """Median decisions/s of one fresh training run (TensorBoard charts/decisions_per_s)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, str(ROOT / "train.py"), "--imitation-decisions", "0", "--eval-every", "0",
+                        "--total-decisions", str(decisions), "--workers", str(workers), "--run-dir", tmp],
+                       check=True, capture_output=True)
+        (run,) = Path(tmp).iterdir()
+        events = EventAccumulator(str(run))
+        events.Reload()
+        return statistics.median(e.value for e in events.Scalars("charts/decisions_per_s"))
+
+
+def bench_training(a) -> int:
+    rows = [(w, [train_run(a.decisions, w) for _ in range(a.runs)]) for w in a.workers]
+    base = statistics.median(rows[0][1])
+    print(f"training, default preset (PPO phase), {a.decisions:,} decisions, median of {a.runs} runs\n")
+    print("| workers | decisions/s | speed-up | runs |\n|---:|---:|---:|---|")
+    for w, rates in rows:
+        med = statistics.median(rates)
+        print(f"| {w} | {med:,.0f} | {med / base:.2f}x | {', '.join(f'{r:,.0f}' for r in rates)} |")
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--agent", default="pimc:worlds=16")
@@ -41,7 +70,11 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--train", action="store_true", help="time training instead of evaluation")
+    p.add_argument("--decisions", type=int, default=2_000_000, help="with --train: decisions per run")
     a = p.parse_args(argv)
+    if a.train:
+        return bench_training(a)
     rows, reference = [], None
     for w in a.workers:
         times = []

@@ -31,6 +31,21 @@ class WorkerError(RuntimeError):
     """A task failed in a worker (its traceback is in the message), or a worker could not finish it."""
 
 
+def start_ray(workers: int, address: str | None = None) -> bool:
+    """Ray for this process: a local one of ``workers`` CPUs, or the cluster at ``address``, whose
+    workers import what this process can (its ``sys.path`` goes with them). False if one was running."""
+    import ray  # the scale extra: only parallel work needs it
+
+    if ray.is_initialized():
+        return False
+    env = {"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}}
+    if address:
+        ray.init(address=address, runtime_env=env, log_to_driver=False)
+    else:
+        ray.init(num_cpus=workers, include_dashboard=False, runtime_env=env, log_to_driver=False)
+    return True
+
+
 class Runner:
     """Runs ``fn(*args)`` for each task; see the module docstring."""
 
@@ -73,14 +88,7 @@ class Runner:
     def _ray(self):
         import ray
 
-        if not ray.is_initialized():
-            # the workers import what this process can: its sys.path goes with them
-            env = {"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}}
-            if self.address:
-                ray.init(address=self.address, runtime_env=env, log_to_driver=False)
-            else:
-                ray.init(num_cpus=self.workers, include_dashboard=False, runtime_env=env, log_to_driver=False)
-            self._started_ray = True
+        self._started_ray = start_ray(self.workers, self.address) or self._started_ray
         return ray
 
     def _map_ray(self, fn, tasks, progress, weights) -> list:
@@ -141,4 +149,4 @@ class Runner:
             self._started_ray = False
 
 
-__all__ = ["BACKENDS", "Runner", "WorkerError"]
+__all__ = ["BACKENDS", "Runner", "WorkerError", "start_ray"]

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import os
-import sys
 
 import numpy as np
 import torch
@@ -22,6 +20,7 @@ from cuatrola_env import get_rules
 
 from ..checkpoint import to_arrays
 from ..network import PolicyValueNet
+from ..parallel import start_ray
 from .config import Config
 from .rollout import Progress, SelfPlay
 
@@ -67,12 +66,7 @@ class ShardedPlay:
     def __init__(self, cfg: Config, rules, net: PolicyValueNet):
         import ray  # the scale extra: only a run with workers > 1 needs it
 
-        if not ray.is_initialized():
-            env = {"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}}
-            if cfg.ray_address:
-                ray.init(address=cfg.ray_address, runtime_env=env, log_to_driver=False)
-            else:
-                ray.init(num_cpus=cfg.workers, include_dashboard=False, runtime_env=env, log_to_driver=False)
+        start_ray(cfg.workers, cfg.ray_address or None)
         self.ray, self.cfg, self.net = ray, cfg, net
         actor = ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker)
         self.actors = [actor.remote(dataclasses.asdict(cfg), rules.to_dict(), k) for k in range(cfg.workers)]

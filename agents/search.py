@@ -174,7 +174,6 @@ class SearchAgent(Agent):
         super().__init__(seed)
         name = opponent if isinstance(opponent, str) else getattr(opponent, "spec", type(opponent).__name__)
         opts = SearchOptions(**options, opponent=name)
-        self.options = opts
         self.policy = policy if policy is not None else OnnxPolicy.load(opts.path)
         self.worlds, self.candidates, self.infer, self.floor = opts.worlds, opts.candidates, opts.infer, opts.floor
         self.bid_worlds = opts.worlds if opts.bid_worlds is None else opts.bid_worlds

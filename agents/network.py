@@ -6,6 +6,10 @@ mask (24 more inputs: what the seat may do is part of what it knows); the value 
 the perfect-information view (``PERFECT_INFO_DIM``: the observation plus every hidden hand),
 as PerfectDou does: the critic's extra knowledge lowers the variance of the advantages and
 never reaches play, since acting needs only the policy.
+
+With ``q_head=True`` the network also has an action-value head (``q(obs, mask)``: each
+action's expected game points for the acting seat's team, from the seat's observation alone),
+which expert iteration fits to the search's values; it is not part of the exported policy.
 """
 
 from __future__ import annotations
@@ -32,11 +36,12 @@ def _mlp(inp: int, hidden: int, out: int, layers: int = 2) -> nn.Sequential:
 class PolicyValueNet(nn.Module):
     """``policy(obs, mask) -> masked logits``; ``value(obs, hidden_hands) -> value`` (training only)."""
 
-    def __init__(self, hidden: int = 256, layers: int = 2):
+    def __init__(self, hidden: int = 256, layers: int = 2, q_head: bool = False):
         super().__init__()
         self.hidden, self.layers = hidden, layers
         self.policy_net = _mlp(OBS_DIM + NUM_ACTIONS, hidden, NUM_ACTIONS, layers)
         self.value_net = _mlp(PERFECT_INFO_DIM, hidden, 1, layers)
+        self.q_net = _mlp(OBS_DIM + NUM_ACTIONS, hidden, NUM_ACTIONS, layers) if q_head else None
         with torch.no_grad():  # small initial logits: a near-uniform first policy
             self.policy_net[-1].weight.mul_(0.01)
             self.policy_net[-1].bias.zero_()
@@ -45,6 +50,12 @@ class PolicyValueNet(nn.Module):
         """Logits with illegal actions at a large negative value."""
         logits = self.policy_net(torch.cat([obs, mask.to(obs.dtype)], dim=-1))
         return torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
+
+    def q(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Each action's value in game points (the action-value head; meaningful on legal actions only)."""
+        if self.q_net is None:
+            raise ValueError("this network has no action-value head (built with q_head=False)")
+        return self.q_net(torch.cat([obs, mask.to(obs.dtype)], dim=-1))
 
     def value(self, obs: torch.Tensor, hidden_hands: torch.Tensor) -> torch.Tensor:
         """The critic: the observation plus every seat's hidden hand (training only)."""

@@ -86,6 +86,25 @@ class PIMCAgent(Agent):
         win = 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0
         return win + diff / 1000.0  # break ties on the expected points
 
+    @staticmethod
+    def card_points(view: SeatView, legal: list[int], worlds: list[list[int]]) -> np.ndarray:
+        """(len(legal), len(worlds)) game points for my team (+ won, − lost) when I play each legal
+        card and the hand is played out double-dummy in each world. A points tie under the
+        last-trick rule, whose winner the solver does not report, counts 0 (neither team)."""
+        me, rules = view.seat & 1, view.rules
+        out = np.zeros((len(legal), len(worlds)))
+        by_tricks = view.contract >= CUATROLA
+        for j, hands in enumerate(worlds):
+            pos = Position(list(hands), view.seat, list(view.trick), view.trick_num, view.sung, view.trump, view.sitter,
+                           view.contract, view.declarer, rules)
+            for i, v in enumerate(pos.move_values()[c] for c in legal):
+                diff = 0 if by_tricks else view.points[0] - view.points[1] + v  # team 0 minus team 1 at the end
+                tricks = view.tricks_won[view.declarer] + v if by_tricks else 0
+                won_team, value = core.hand_winner(PY, rules, view.contract, view.declarer, diff, 0, 0, view.dealer, tricks)
+                tie_unknown = not by_tricks and diff == 0 and rules.tie_rule == "last_trick"
+                out[i, j] = 0.0 if tie_unknown else value * (1 if won_team == me else -1)
+        return out
+
     # ------------------------------------------------------------------ bidding
     def _bid(self, view: SeatView, legal: list[int], worlds: list[list[int]] | None = None) -> int:
         """The bid with the best expected game points, solving each contract in ``worlds``

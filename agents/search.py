@@ -224,6 +224,17 @@ class SearchAgent(Agent):
             return max(legal, key=lambda c: (values[c] / len(worlds) + self.prior * policy[c], -c))
         return self._rollouts(view, legal, state)
 
+    def solved_values(self, view: SeatView, legal: list[int]) -> np.ndarray:
+        """(len(legal),) each legal action's mean game points for the acting seat's team over the
+        drawn worlds (inferred as for play), each world solved double-dummy: a card as
+        :meth:`PIMCAgent.card_points <agents.pimc.PIMCAgent.card_points>`, a bid as PIMC values it (the
+        whole hand solved under the contract it leads to, the seats after passing). The expert's targets."""
+        from .pimc import PIMCAgent
+
+        worlds = _deals(self._worlds(view))
+        points = PIMCAgent.bid_points if view.phase == 0 else PIMCAgent.card_points
+        return points(view, legal, worlds).mean(1)
+
     def _worlds(self, view: SeatView) -> engine.State:
         """The drawn worlds, replayed to the present: a batched state of ``worlds`` games."""
         rules = view.rules

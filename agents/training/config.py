@@ -15,9 +15,13 @@ from cuatrola_env import get_rules
 from ..checkpoint import CheckpointError, read_checkpoint
 from ..registry import make_agent
 
+ALGORITHMS = ("ppo", "expert")
+
 
 @dataclasses.dataclass
 class Config:
+    algorithm: str = dataclasses.field(default="ppo", metadata={
+        "help": "ppo (heuristic warm start, then PPO) or expert (expert iteration: the search labels, the network learns)"})
     exp_name: str = dataclasses.field(default="cuatrola_ppo", metadata={"help": "run name prefix: runs/<exp_name>_<seed>_<time>"})
     seed: int = dataclasses.field(default=1, metadata={"help": "seed of torch, numpy and the deals"})
     rules: str = dataclasses.field(default="online", metadata={"help": "rules preset: online or traditional"})
@@ -56,19 +60,45 @@ class Config:
     ray_address: str = dataclasses.field(default="", metadata={"help": "with workers > 1: join this Ray cluster (auto)"})
     device: str = dataclasses.field(default="auto", metadata={
         "help": "where the learner runs: auto (cuda when available), cpu or cuda; games and acting stay on the CPU"})
+    expert_iterations: int = dataclasses.field(default=6, metadata={
+        "help": "expert: label-and-fit iterations (each labels positions the latest network reaches)"})
+    expert_hands: int = dataclasses.field(default=4000, metadata={"help": "expert: hands played and labelled per iteration"})
+    label_worlds: int = dataclasses.field(default=16, metadata={"help": "expert: deals drawn to value a card play"})
+    label_bid_worlds: int = dataclasses.field(default=8, metadata={"help": "expert: deals drawn to value a bid"})
+    label_candidates: int = dataclasses.field(default=64, metadata={
+        "help": "expert: candidate deals weighed by the network's likelihood of the other seats' actions"})
+    label_infer: float = dataclasses.field(default=1.0, metadata={
+        "help": "expert: weight of that inference (0: uniform deals; never used on an untrained network)"})
+    label_temperature: float = dataclasses.field(default=1.0, metadata={
+        "help": "expert: temperature of the network's sampled play while positions are gathered"})
+    label_per_task: int = dataclasses.field(default=25, metadata={"help": "expert: hands per labelling task"})
+    tau: float = dataclasses.field(default=0.1, metadata={
+        "help": "expert: policy target softmax(values / tau), values in game points"})
+    q_coef: float = dataclasses.field(default=1.0, metadata={"help": "expert: weight of the action-value head's Huber loss"})
+    fit_epochs: int = dataclasses.field(default=3, metadata={"help": "expert: passes over the aggregated data per iteration"})
+    fit_batch: int = dataclasses.field(default=512, metadata={"help": "expert: minibatch size"})
+    keep_iterations: int = dataclasses.field(default=0, metadata={
+        "help": "expert: fit on the data of the last N iterations (0: all of them)"})
     run_dir: str = dataclasses.field(default="runs", metadata={"help": "where runs are written"})
     init: str = dataclasses.field(
         default="", metadata={"help": "fine-tune: start from the network in this checkpoint or model file (fresh optimiser)"})
 
 
 #: config fields a resumed run may change: they alter how long it runs and how it reports, not what it learns
-RESUMABLE = ("total_decisions", "checkpoint_minutes", "eval_every", "eval_deals", "torch_threads", "device")
+RESUMABLE = ("total_decisions", "expert_iterations", "checkpoint_minutes", "eval_every", "eval_deals", "torch_threads",
+             "device")
 
 #: fields added after checkpoints were first written, with the value every older run had
-LATER_FIELDS = {"device": "auto", "workers": 1, "ray_address": "", "opponent": "heuristic"}
+EXPERT_FIELDS = tuple(f.name for f in dataclasses.fields(Config) if f.name in ("algorithm", "tau", "q_coef", "keep_iterations")
+                      or f.name.startswith(("expert_", "label_", "fit_")))
+LATER_FIELDS = {"device": "auto", "workers": 1, "ray_address": "", "opponent": "heuristic",
+                **{name: getattr(Config, name) for name in EXPERT_FIELDS}}
 
 #: what a checkpoint to resume from holds, besides the fields every model file has
 RESUME_FIELDS = ("run_name", "config", "optimizer", "step", "update", "rng", "torch_rng", "env", "hand_uid", "pending", "pool")
+
+#: what an expert-iteration checkpoint to resume from holds
+EXPERT_RESUME_FIELDS = ("run_name", "config", "optimizer", "iteration", "rng", "torch_rng", "data")
 
 
 def _flags(fields) -> str:
@@ -99,6 +129,8 @@ def parse_config(argv=None) -> tuple[Config, str | None, dict | None]:
         check_resumable(ck, a.resume)
         return resumed_config(ck["config"], values), a.resume, ck
     cfg = Config(**values)
+    if cfg.algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {cfg.algorithm!r}")
     get_rules(cfg.rules)  # a clear error for a bad preset
     make_agent(cfg.opponent)  # a clear error for a bad opponent spec, before anything runs
     if cfg.workers < 1 or cfg.num_envs % cfg.workers:
@@ -121,7 +153,8 @@ def resumed_config(saved: dict, given: dict) -> Config:
 
 def check_resumable(ck: dict, path: str) -> None:
     """Raise :class:`CheckpointError` naming the first field of ``ck`` that a run cannot resume from."""
-    missing = [k for k in RESUME_FIELDS if k not in ck]
+    expert = isinstance(ck.get("config"), dict) and ck["config"].get("algorithm") == "expert"
+    missing = [k for k in (EXPERT_RESUME_FIELDS if expert else RESUME_FIELDS) if k not in ck]
     if missing:
         raise CheckpointError(f"{path} cannot be resumed: it lacks {', '.join(map(repr, missing))} (a model file, "
                               "not a training checkpoint? --init fine-tunes from one)")
@@ -130,6 +163,10 @@ def check_resumable(ck: dict, path: str) -> None:
     if unknown or absent:
         raise CheckpointError(f"{path}: its config does not fit this version's Config "
                               f"(unknown field(s) {unknown}, missing field(s) {absent})")
+    if expert:
+        if not isinstance(ck["data"], list) or not all(isinstance(p, str) for p in ck["data"]):
+            raise CheckpointError(f"{path}: field 'data' must be the list of the run's label files")
+        return
     n, workers = ck["config"]["num_envs"], ck["config"].get("workers", 1)
     if workers > 1:  # each rollout worker's games are in its own state
         shards = ck["env"].get("workers") if isinstance(ck["env"], dict) else None

@@ -19,6 +19,7 @@ from cuatrola_env import get_rules
 
 from ..checkpoint import save_checkpoint
 from ..network import PolicyValueNet
+from . import expert
 from .actors import ShardedPlay
 from .config import initial_weights, learner_device, parse_config
 from .report import evaluate_policy, log_update
@@ -53,6 +54,8 @@ def main(argv=None) -> int:
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     rng = np.random.default_rng(cfg.seed)
+    if cfg.algorithm == "expert":
+        return expert_iteration(cfg, resume, ck, init, run_name, run_dir, rng)
     rules = get_rules(cfg.rules)
     net = PolicyValueNet(cfg.hidden, cfg.layers)  # acts, on the CPU
     play = SelfPlay(cfg, rules, net) if cfg.workers == 1 else ShardedPlay(cfg, rules, net)
@@ -97,4 +100,15 @@ def main(argv=None) -> int:
     writer.close()
     play.close()
     print(f"{'stopped' if stop['now'] else 'finished'}: {run.step} decisions; checkpoint {run_dir / 'checkpoint.pt'}")
+    return 0
+
+
+def expert_iteration(cfg, resume, ck, init, run_name: str, run_dir: Path, rng: np.random.Generator) -> int:
+    """``--algorithm expert`` (:mod:`.expert`): label, fit, relabel; the learner on its device."""
+    net = expert.network(cfg.hidden, cfg.layers, init).to(learner_device(cfg.device))
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    iteration, files = expert.restore(ck, resume, run_dir, net, opt, rng) if ck else (0, [])
+    with stop_signals() as stop:
+        iteration, files = expert.run(cfg, run_name, run_dir, net, opt, rng, iteration, files, stop, evaluate_policy)
+    print(f"{'stopped' if stop['now'] else 'finished'}: {iteration} iterations; checkpoint {run_dir / 'checkpoint.pt'}")
     return 0

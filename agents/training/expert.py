@@ -1,0 +1,309 @@
+"""Expert iteration with soft targets: the search values every legal action of the positions the
+network reaches, and the network learns those values.
+
+    python train.py --algorithm expert --workers 2                  # from scratch: no heuristic anywhere
+    python train.py --algorithm expert --init agents/models/cuatrola.pt
+    python train.py --resume runs/NAME/checkpoint.pt                # continue after the last iteration
+
+Each iteration:
+
+1. **Play** (DAgger): the latest network plays ``expert_hands`` hands of matches in all four
+   seats, sampling at ``label_temperature``, so the labels cover the positions it reaches.
+2. **Label**: at every decision with more than one legal action the search
+   (:meth:`agents.search.SearchAgent.solved_values`) values *every* legal action: the mean game
+   points for the acting seat's team over ``label_worlds`` deals (``label_bid_worlds`` for a bid)
+   drawn by the belief sampler and weighted by the network's likelihood of the other seats'
+   actions (``label_infer``; uniform while the network is untrained), each deal solved
+   double-dummy. PIMC needs no network, so a run can start from nothing. Tasks of
+   ``label_per_task`` hands run on ``workers`` Ray workers (the same labels for any number).
+3. **Keep** the iteration's data in ``data/iteration_K.npz``, compactly: each hand's deal,
+   dealer, muestra, score and actions, and for each labelled decision its hand, its step and
+   its 24 values (NaN off the legal actions), about 60 bytes a decision. Observations are
+   rebuilt by replaying the hands through the engine (:func:`replay`).
+4. **Fit** on the aggregated data (all iterations, or the last ``keep_iterations``): the policy
+   by cross-entropy against ``softmax(values / tau)`` over the legal actions, the action-value
+   head by a Huber loss on the legal actions' values (``q_coef``). A twentieth of the decisions
+   is held out to report agreement with the search's best action.
+
+TensorBoard: ``losses/`` (policy cross-entropy, the targets' own entropy, Huber, held-out
+agreement), ``charts/`` (labels, labels per second), ``eval/`` (as the PPO runs). A checkpoint
+is written atomically after every iteration; a resumed run continues with the next one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from cuatrola_env import bitboards as bb
+from cuatrola_env import engine
+from cuatrola_env.files import atomic_open
+from cuatrola_env.game import Game
+from cuatrola_env.observation import OBS_DIM, OBS_VERSION, observe
+from cuatrola_env.rules import NUM_ACTIONS, Rules, get_rules
+
+from ..base import seat_view
+from ..checkpoint import CheckpointError, save_checkpoint
+from ..network import PolicyValueNet
+from ..parallel import Runner
+from ..search import SearchAgent
+from .config import Config
+
+MAX_DECISIONS = 24  #: actions in a hand at most: four bids and twenty cards
+FIELDS = ("deal", "dealer", "muestra", "score", "actions", "length", "hand", "step", "values")
+
+
+class TorchPolicy:
+    """A torch network seen as the search's policy (``logits(obs, mask)`` on NumPy arrays)."""
+
+    def __init__(self, net: PolicyValueNet):
+        self.net = net
+
+    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return self.net.policy(torch.from_numpy(np.asarray(obs, np.float32).reshape(-1, OBS_DIM)),
+                                   torch.from_numpy(np.asarray(mask, bool).reshape(-1, NUM_ACTIONS))).numpy()
+
+
+def network(hidden: int, layers: int, weights: dict | None = None) -> PolicyValueNet:
+    """A network with an action-value head, with ``weights`` (a state dict of tensors or arrays)."""
+    net = PolicyValueNet(hidden, layers, q_head=True)
+    if weights is not None:
+        missing, unexpected = net.load_state_dict({k: torch.as_tensor(v) for k, v in weights.items()}, strict=False)
+        if unexpected or any(not k.startswith("q_net.") for k in missing):
+            raise CheckpointError(f"weights do not fit this network (missing {missing}, unexpected {unexpected})")
+    return net.eval()
+
+
+# ----------------------------------------------------------------------------- labelling (on the workers)
+def label_hands(weights: dict, shape: tuple[int, int], rules: str, options: dict, seed: int, hands: int) -> dict:
+    """Play ``hands`` hands of matches with the network in all seats and label every decision
+    with more than one legal action by the search. ``options``: ``worlds``, ``bid_worlds``,
+    ``candidates``, ``infer``, ``temperature``. Returns the compact data (:data:`FIELDS`)."""
+    torch.set_num_threads(1)
+    net = network(*shape, weights)
+    search = SearchAgent(seed=seed, policy=TorchPolicy(net), worlds=options["worlds"], bid_worlds=options["bid_worlds"],
+                         candidates=options["candidates"], infer=options["infer"])
+    rng = np.random.default_rng(seed)
+    records, labels, done = [], [], 0
+    while done < hands:
+        game = Game(rules, mode="match", seed=int(rng.integers(2**31)))
+        while not game.over and done < hands:
+            dealt = game.hands_dealt
+            view = seat_view(game)
+            legal = view.legal_actions
+            if len(legal) > 1:
+                values = np.full(NUM_ACTIONS, np.nan, np.float32)
+                values[legal] = search.solved_values(view, legal)
+                labels.append((len(records) + dealt - 1, len(view.history), values))
+            game.step(_sample(net, view, options["temperature"], rng))
+            done += game.hands_dealt > dealt or game.over
+        records += [h for h in game.record()["hands"] if h["result"] is not None]
+    return _pack(records, labels)
+
+
+def _sample(net: PolicyValueNet, view, temperature: float, rng: np.random.Generator) -> int:
+    """The network's action: sampled at ``temperature`` (0: the most likely)."""
+    with torch.no_grad():
+        logits = net.policy(torch.from_numpy(view.observation[None]), torch.from_numpy(view.legal_mask[None]))[0]
+    if temperature <= 0:
+        return int(logits.argmax())
+    p = torch.softmax(logits.double() / temperature, -1).numpy()
+    return int(rng.choice(NUM_ACTIONS, p=p / p.sum()))
+
+
+def _pack(records: list[dict], labels: list[tuple]) -> dict:
+    """Hand records and labels as the compact arrays of :data:`FIELDS`."""
+    n = len(records)
+    actions = np.full((n, MAX_DECISIONS), -1, np.int8)
+    for i, h in enumerate(records):
+        actions[i, : len(h["actions"])] = h["actions"]
+    return {
+        "deal": np.array([[sum(1 << c for c in cards) for cards in h["hands"]] for h in records], np.uint32).reshape(n, 4),
+        "dealer": np.array([h["dealer"] for h in records], np.int8),
+        "muestra": np.array([h["muestra"] for h in records], np.int8),
+        "score": np.array([h["score_before"] for h in records], np.int16).reshape(n, 2),
+        "actions": actions,
+        "length": np.array([len(h["actions"]) for h in records], np.int8),
+        "hand": np.array([x[0] for x in labels], np.int32),
+        "step": np.array([x[1] for x in labels], np.int8),
+        "values": np.array([x[2] for x in labels], np.float16).reshape(-1, NUM_ACTIONS),
+    }
+
+
+def merge(parts: list[dict]) -> dict:
+    """Several tasks' (or iterations') data as one, hand numbers offset."""
+    offsets = np.cumsum([0] + [len(p["dealer"]) for p in parts[:-1]])
+    return {k: np.concatenate([p[k] + off if k == "hand" else p[k] for p, off in zip(parts, offsets, strict=True)])
+            for k in FIELDS}
+
+
+def replay(data: dict, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """(observations, legal masks) of the labelled decisions, rebuilt by replaying the hands through
+    the engine; ``ValueError`` if a label's legal actions are not the position's."""
+    n = len(data["dealer"])
+    s = engine.new_state(n)
+    engine.start_hand(s, np.arange(n), data["deal"], data["dealer"], data["muestra"])
+    s.score[:] = data["score"]
+    hand, step = data["hand"], data["step"]
+    obs = np.zeros((len(hand), OBS_DIM), np.float32)
+    mask = np.zeros((len(hand), NUM_ACTIONS), bool)
+    for t in range(MAX_DECISIONS):
+        rows = np.flatnonzero(step == t)
+        if rows.size:
+            at = engine.State(**{f.name: getattr(s, f.name)[hand[rows]] for f in dataclasses.fields(s)})
+            obs[rows] = observe(at, rules)
+            mask[rows] = bb.to_bools(engine.legal_action_mask(at, rules), NUM_ACTIONS)
+        live = t < data["length"]
+        ended = engine.step(s, np.where(live, data["actions"][:, t], 20).astype(np.int8), rules)
+        s.phase[ended] = engine.DONE
+    if (mask != ~np.isnan(data["values"].astype(np.float32))).any():
+        raise ValueError("labels do not fit their positions: values are not exactly the legal actions'")
+    return obs, mask
+
+
+def label(runner: Runner, net: PolicyValueNet, cfg: Config, iteration: int, trained: bool) -> dict:
+    """One iteration's data: ``cfg.expert_hands`` hands in tasks of ``cfg.label_per_task``."""
+    weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
+    options = {"worlds": cfg.label_worlds, "bid_worlds": cfg.label_bid_worlds, "candidates": cfg.label_candidates,
+               "infer": cfg.label_infer if trained else 0.0, "temperature": cfg.label_temperature}
+    sizes = [min(cfg.label_per_task, cfg.expert_hands - lo) for lo in range(0, cfg.expert_hands, cfg.label_per_task)]
+    base = (cfg.seed * 1_000 + iteration) * 100_003
+    tasks = [(weights, (cfg.hidden, cfg.layers), cfg.rules, options, base + k, n) for k, n in enumerate(sizes)]
+    bar = tqdm(total=cfg.expert_hands, unit="hand", desc=f"labelling {iteration}", file=sys.stderr, leave=False)
+    parts = runner.map(label_hands, tasks, bar, sizes)
+    bar.close()
+    return merge(parts)
+
+
+# ----------------------------------------------------------------------------- fitting
+def soft_targets(values: torch.Tensor, mask: torch.Tensor, tau: float) -> torch.Tensor:
+    """softmax(values / tau) over the legal actions; 0 elsewhere."""
+    z = torch.where(mask, torch.nan_to_num(values) / tau, torch.full_like(values, -torch.inf))
+    return torch.softmax(z, -1)
+
+
+def fit(net: PolicyValueNet, opt, cfg: Config, obs: np.ndarray, mask: np.ndarray, values: np.ndarray,
+        rng: np.random.Generator) -> dict:
+    """``cfg.fit_epochs`` passes over the data; the losses, and held-out agreement with the search."""
+    device = next(net.parameters()).device
+    o, m = torch.from_numpy(obs).to(device), torch.from_numpy(mask).to(device)
+    v = torch.from_numpy(np.nan_to_num(values.astype(np.float32))).to(device)
+    target = soft_targets(v, m, cfg.tau)
+    order = rng.permutation(len(obs))
+    held, train = order[: len(order) // 20], order[len(order) // 20 :]
+    sums, batches = {}, 0
+    net.train()
+    for _ in range(cfg.fit_epochs):
+        for idx in np.array_split(rng.permutation(train), max(1, len(train) // cfg.fit_batch)):
+            i = torch.from_numpy(idx).to(device)
+            losses = _losses(net, o[i], m[i], v[i], target[i])
+            opt.zero_grad()
+            (losses["policy_ce"] + cfg.q_coef * losses["q_huber"]).backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            opt.step()
+            for k, x in losses.items():
+                sums[k] = sums.get(k, 0.0) + x.item()
+            batches += 1
+    net.eval()
+    stats = {k: x / max(batches, 1) for k, x in sums.items()}
+    if len(held):
+        with torch.no_grad():
+            i = torch.from_numpy(held).to(device)
+            best = torch.where(m[i], v[i], torch.full_like(v[i], -torch.inf)).argmax(-1)
+            stats["held_out_agreement"] = float((net.policy(o[i], m[i]).argmax(-1) == best).float().mean())
+            stats["held_out_q_agreement"] = float((torch.where(m[i], net.q(o[i], m[i]), -torch.inf).argmax(-1) == best)
+                                                  .float().mean())
+            stats["held_out_policy_ce"] = _losses(net, o[i], m[i], v[i], target[i])["policy_ce"].item()
+    return stats
+
+
+def _losses(net, o, m, v, target) -> dict[str, torch.Tensor]:
+    logp = torch.log_softmax(net.policy(o, m), -1)
+    ce = -(target * torch.where(m, logp, torch.zeros_like(logp))).sum(-1).mean()
+    entropy = -(target * torch.where(m, target.clamp_min(1e-12).log(), torch.zeros_like(logp))).sum(-1).mean()
+    huber = torch.nn.functional.huber_loss(net.q(o, m)[m], v[m])
+    return {"policy_ce": ce, "target_entropy": entropy, "q_huber": huber}
+
+
+# ----------------------------------------------------------------------------- the run
+def save_data(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(path, "wb") as f:
+        np.savez_compressed(f, **data)
+
+
+def load_data(path: Path) -> dict:
+    """One iteration's data (plain arrays: ``allow_pickle`` stays off)."""
+    with np.load(path, allow_pickle=False) as d:
+        missing = [k for k in FIELDS if k not in d]
+        if missing:
+            raise CheckpointError(f"{path} is not a label file: it lacks {missing}")
+        return {k: d[k] for k in FIELDS}
+
+
+def run(cfg: Config, run_name: str, run_dir: Path, net: PolicyValueNet, opt, rng: np.random.Generator,
+        iteration: int, files: list[str], stop: dict, evaluate) -> tuple[int, list[str]]:
+    """Iterations from ``iteration`` up to ``cfg.expert_iterations``, a checkpoint after each;
+    returns the iterations done and the run's label files (relative to ``run_dir``)."""
+    rules = get_rules(cfg.rules)
+    writer = SummaryWriter(str(run_dir))
+    writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
+    labels = sum(len(load_data(run_dir / f)["hand"]) for f in files)
+    with Runner(cfg.workers, cfg.ray_address or None) as runner:
+        while iteration < cfg.expert_iterations and not stop["now"]:
+            started = time.perf_counter()
+            data = label(runner, net, cfg, iteration, trained=iteration > 0 or bool(cfg.init))
+            seconds = time.perf_counter() - started
+            name = f"data/iteration_{iteration}.npz"
+            save_data(run_dir / name, data)
+            files = [*files[:iteration], name]
+            labels += len(data["hand"])
+            kept = files[-cfg.keep_iterations:] if cfg.keep_iterations else files
+            pooled = merge([load_data(run_dir / f) for f in kept])
+            obs, mask = replay(pooled, rules)
+            stats = fit(net, opt, cfg, obs, mask, pooled["values"], rng)
+            iteration += 1
+            for k, x in stats.items():
+                writer.add_scalar(f"losses/{k}", x, labels)
+            writer.add_scalar("charts/labels", labels, iteration)
+            writer.add_scalar("charts/labels_per_s", len(data["hand"]) / seconds, labels)
+            writer.add_scalar("charts/fitted_decisions", len(obs), labels)
+            if cfg.eval_every and iteration % cfg.eval_every == 0:
+                evaluate(writer, net, rules, cfg, labels)
+            save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, iteration, files, labels))
+            print(f"iteration {iteration}: {len(data['hand'])} labels ({len(data['hand']) / seconds:.0f}/s), fitted on "
+                  f"{len(obs)}; " + ", ".join(f"{k} {x:.3f}" for k, x in stats.items()), file=sys.stderr)
+    writer.close()
+    return iteration, files
+
+
+def snapshot(run_name: str, cfg: Config, rules: Rules, net, opt, rng: np.random.Generator, iteration: int,
+             files: list[str], labels: int) -> dict:
+    """An expert-iteration checkpoint: what every model file has, and the run's place and label files."""
+    return {"run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(), "obs_version": OBS_VERSION,
+            "model": net.state_dict(), "optimizer": opt.state_dict(), "iteration": iteration, "step": labels,
+            "update": iteration, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(), "data": files}
+
+
+def restore(ck: dict, path: str, run_dir: Path, net, opt, rng: np.random.Generator) -> tuple[int, list[str]]:
+    """Put an expert-iteration checkpoint back; :class:`CheckpointError` names what does not fit."""
+    try:
+        net.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["optimizer"])
+        rng.bit_generator.state = ck["rng"]
+        torch.set_rng_state(ck["torch_rng"])
+    except (RuntimeError, ValueError, TypeError, KeyError) as e:
+        raise CheckpointError(f"{path} does not fit this run: {str(e).splitlines()[0]}") from None
+    files = list(ck["data"])
+    absent = [f for f in files if not (run_dir / f).is_file() or Path(f).is_absolute() or ".." in Path(f).parts]
+    if absent:
+        raise CheckpointError(f"{path}: label file(s) {absent} are not in the run's folder {run_dir}")
+    return int(ck["iteration"]), files

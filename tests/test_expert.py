@@ -1,0 +1,200 @@
+"""Expert iteration (train.py --algorithm expert): the search's labels, the compact data and its
+replay, the soft-target fit, and a tiny loop end to end (label, fit, relabel, resume)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("numba")
+pytest.importorskip("tensorboard")
+
+from agents import training as train  # noqa: E402
+from agents.base import seat_view  # noqa: E402
+from agents.checkpoint import read_checkpoint  # noqa: E402
+from agents.pimc import PIMCAgent  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from agents.training import expert  # noqa: E402
+from agents.training.config import Config  # noqa: E402
+from cuatrola_env.game import Game  # noqa: E402
+from cuatrola_env.rules import NUM_ACTIONS, get_rules  # noqa: E402
+
+OPTIONS = {"worlds": 2, "bid_worlds": 2, "candidates": 4, "infer": 1.0, "temperature": 1.0}
+TINY = ["--algorithm", "expert", "--expert-iterations", "2", "--expert-hands", "6", "--label-per-task", "3",
+        "--label-worlds", "2", "--label-bid-worlds", "2", "--label-candidates", "4", "--hidden", "16",
+        "--eval-every", "0", "--fit-epochs", "2", "--fit-batch", "16"]
+
+
+def fresh_weights(seed: int = 0) -> dict:
+    torch.manual_seed(seed)
+    return {k: v.numpy() for k, v in expert.network(16, 2).state_dict().items()}
+
+
+def game_points_minimax(g: Game, team: int) -> int:
+    """Plain minimax through the engine (Game.step) of the hand's game points for ``team``."""
+    values = []
+    for a in g.legal_actions():
+        h = copy.deepcopy(g)
+        h.step(a)
+        if h.over:
+            r = h.last_result
+            values.append(r["game_points"] if r["winner_team"] == team else -r["game_points"])
+        else:
+            values.append(game_points_minimax(h, team))
+    return max(values) if (g.current_player & 1) == team else min(values)
+
+
+def test_labels_are_the_legal_actions_values_only():
+    """Every labelled decision has a value for each legal action and none for any other; the
+    replayed positions are the ones the game reached (legal masks and observations)."""
+    data = expert.label_hands(fresh_weights(), (16, 2), "online", OPTIONS, seed=3, hands=4)
+    assert len(data["dealer"]) == 4 and len(data["hand"]) > 10
+    obs, mask = expert.replay(data, get_rules("online"))
+    values = data["values"].astype(np.float32)
+    assert (np.isnan(values) == ~mask).all(), "values exactly on the legal actions"
+    assert (mask.sum(1) > 1).all(), "only decisions with a choice are labelled"
+    assert np.abs(values[mask]).max() <= 5, "game points of one hand"
+    for i in range(0, len(data["hand"]), 7):  # the same position, stepped through a Game
+        h = data["hand"][i]
+        g = Game("online")
+        g.reset(hands=[[c for c in range(20) if m >> c & 1] for m in data["deal"][h]], dealer=int(data["dealer"][h]),
+                muestra=int(data["muestra"][h]), score=data["score"][h].tolist())
+        for a in data["actions"][h, : data["step"][i]]:
+            g.step(int(a))
+        assert (g.legal_mask().astype(bool)[:NUM_ACTIONS] == mask[i]).all()
+        assert np.array_equal(g.observe(), obs[i])
+
+
+def test_replay_refuses_labels_off_the_legal_actions():
+    data = expert.label_hands(fresh_weights(), (16, 2), "online", OPTIONS, seed=4, hands=2)
+    legal = ~np.isnan(data["values"][0].astype(np.float32))
+    data["values"][0, np.flatnonzero(~legal)[0]] = 0.5  # a value for an illegal action
+    with pytest.raises(ValueError, match="legal actions"):
+        expert.replay(data, get_rules("online"))
+
+
+@pytest.mark.parametrize("preset", ["online", "traditional"])
+def test_card_values_are_game_points_of_the_solved_play(preset):
+    """Rule (hand result): a card's label, in the true deal, is the hand's game points for the
+    acting team under best play by both teams, minimax through the engine; a points tie under the
+    last-trick rule (its winner unknown to the solver) is valued 0."""
+    rules = get_rules(preset)
+    checked = 0
+    for seed in range(120):
+        rng = np.random.default_rng(seed)
+        g = Game(rules, seed=seed)
+        while g.single.phase == 0:  # mostly passes, some contracts
+            g.step(int(rng.choice(g.legal_actions())) if seed % 3 == 0 else 20)
+        while not g.over and g.single.trick_num < 3:
+            g.step(int(rng.choice(g.legal_actions())))
+        if g.over or g.single.phase != 1 or len(g.legal_actions()) < 2:
+            continue
+        view = seat_view(g)
+        legal = view.legal_actions
+        solved = PIMCAgent.card_points(view, legal, [list(g.single.hands)])[:, 0]
+        team = view.seat & 1
+        for c, v in zip(legal, solved, strict=True):
+            h = copy.deepcopy(g)
+            h.step(c)
+            exact = (h.last_result["game_points"] if h.last_result["winner_team"] == team else -h.last_result["game_points"]) \
+                if h.over else game_points_minimax(h, team)
+            tie = rules.tie_rule == "last_trick" and v == 0
+            assert tie or v == exact, f"seed {seed}, card {c}: label {v}, minimax {exact}"
+            checked += 1
+    assert checked >= 20
+
+
+def test_fit_moves_the_policy_to_the_searchs_best_action():
+    data = expert.label_hands(fresh_weights(), (16, 2), "online", OPTIONS, seed=5, hands=6)
+    obs, mask = expert.replay(data, get_rules("online"))
+    torch.manual_seed(0)
+    net = expert.network(16, 2)
+    opt = torch.optim.Adam(net.parameters(), lr=3e-3)
+    cfg = Config(tau=0.05, fit_epochs=60, fit_batch=32)
+    values = data["values"].astype(np.float32)
+    best = np.where(mask, np.nan_to_num(values), -np.inf).argmax(1)
+    clear = np.sort(np.where(mask, np.nan_to_num(values), -np.inf), 1)[:, -2] < values.max(1, initial=-9, where=mask) - 0.2
+
+    def agreement():
+        with torch.no_grad():
+            chosen = net.policy(torch.from_numpy(obs), torch.from_numpy(mask)).argmax(-1).numpy()
+        return (chosen == best)[clear].mean()
+
+    before = agreement()
+    stats = expert.fit(net, opt, cfg, obs, mask, data["values"], np.random.default_rng(0))
+    assert agreement() > max(0.9, before), (before, agreement())
+    assert stats["policy_ce"] >= stats["target_entropy"] - 1e-6, "cross-entropy is bounded below by the targets' entropy"
+
+
+def test_soft_targets_put_no_weight_off_the_legal_actions():
+    v = torch.tensor([[1.0, float("nan"), 0.0, 0.9]])
+    m = torch.tensor([[True, False, True, True]])
+    t = expert.soft_targets(v, m, 0.1)
+    assert t[0, 1] == 0 and torch.isclose(t.sum(), torch.tensor(1.0))
+    assert t[0, 0] > t[0, 3] > t[0, 2]
+
+
+def test_tiny_expert_iteration_end_to_end(tmp_path, monkeypatch):
+    """Label, fit, relabel with the new network; data aggregated; no heuristic anywhere; the
+    checkpoint plays as ``model:PATH``; a resumed run adds the next iteration."""
+    import agents.heuristic
+
+    def no_heuristic(*a, **k):
+        raise AssertionError("expert iteration from scratch must not use the heuristic")
+
+    monkeypatch.setattr(agents.heuristic.HeuristicAgent, "act", no_heuristic)
+    monkeypatch.setattr(agents.heuristic.HeuristicAgent, "act_batch", no_heuristic)
+    infer_seen = []
+    real_label_hands = expert.label_hands
+
+    def spy(weights, shape, rules, options, seed, hands):
+        infer_seen.append(options["infer"])
+        return real_label_hands(weights, shape, rules, options, seed, hands)
+
+    monkeypatch.setattr(expert, "label_hands", spy)
+    assert train.main([*TINY, "--run-dir", str(tmp_path)]) == 0
+    (run,) = list(tmp_path.iterdir())
+    ck = read_checkpoint(str(run / "checkpoint.pt"))
+    assert ck["iteration"] == 2 and ck["data"] == ["data/iteration_0.npz", "data/iteration_1.npz"]
+    assert infer_seen == [0.0, 0.0, 1.0, 1.0], "uniform deals for the untrained network, inference after"
+    sizes = [len(expert.load_data(run / f)["hand"]) for f in ck["data"]]
+    assert ck["step"] == sum(sizes) and all(sizes)
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    ea = EventAccumulator(str(run))
+    ea.Reload()
+    fitted = [e.value for e in ea.Scalars("charts/fitted_decisions")]
+    assert fitted == [sizes[0], sum(sizes)], "the second fit uses both iterations' data"
+    agent = make_agent(f"model:{run / 'checkpoint.pt'}")
+    g = Game("online", seed=0)
+    while not g.over:
+        g.step(agent.act(seat_view(g)))
+    assert train.main(["--resume", str(run / "checkpoint.pt"), "--expert-iterations", "3"]) == 0
+    ck = read_checkpoint(str(run / "checkpoint.pt"))
+    assert ck["iteration"] == 3 and len(ck["data"]) == 3 and (run / "data/iteration_2.npz").is_file()
+
+
+def test_expert_resume_refuses_a_missing_label_file(tmp_path):
+    assert train.main([*TINY, "--expert-iterations", "1", "--run-dir", str(tmp_path)]) == 0
+    (run,) = list(tmp_path.iterdir())
+    (run / "data/iteration_0.npz").unlink()
+    with pytest.raises(train.CheckpointError, match="iteration_0.npz"):
+        train.main(["--resume", str(run / "checkpoint.pt"), "--expert-iterations", "2"])
+
+
+def test_expert_config_refuses_an_unknown_algorithm():
+    with pytest.raises(ValueError, match="algorithm must be"):
+        train.parse_config(["--algorithm", "alphazero"])
+
+
+def test_label_data_is_compact(tmp_path):
+    data = expert.label_hands(fresh_weights(), (16, 2), "online", OPTIONS, seed=6, hands=4)
+    path = Path(tmp_path) / "d.npz"
+    expert.save_data(path, data)
+    assert path.stat().st_size < 80 * len(data["hand"]) + 2000, "tens of bytes a decision, not an observation"
+    back = expert.load_data(path)
+    assert all(np.array_equal(back[k], data[k], equal_nan=True) for k in expert.FIELDS)

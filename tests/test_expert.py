@@ -198,3 +198,18 @@ def test_label_data_is_compact(tmp_path):
     assert path.stat().st_size < 80 * len(data["hand"]) + 2000, "tens of bytes a decision, not an observation"
     back = expert.load_data(path)
     assert all(np.array_equal(back[k], data[k], equal_nan=True) for k in expert.FIELDS)
+
+
+def test_a_run_can_start_from_earlier_label_files(tmp_path):
+    """--expert-data: the files are copied in and fitted on, and labelling then uses inference."""
+    assert train.main([*TINY, "--expert-iterations", "1", "--run-dir", str(tmp_path / "a")]) == 0
+    (first,) = list((tmp_path / "a").iterdir())
+    given = str(first / "data/iteration_0.npz")
+    assert train.main([*TINY, "--expert-iterations", "1", "--expert-data", given, "--run-dir", str(tmp_path / "b")]) == 0
+    (second,) = list((tmp_path / "b").iterdir())
+    ck = read_checkpoint(str(second / "checkpoint.pt"))
+    assert ck["data"] == ["data/given_0.npz", "data/iteration_0.npz"]
+    a, b = expert.load_data(Path(given)), expert.load_data(second / "data/given_0.npz")
+    assert all(np.array_equal(a[k], b[k], equal_nan=True) for k in expert.FIELDS)
+    with pytest.raises(train.CheckpointError, match="does not exist"):
+        train.main([*TINY, "--expert-data", str(tmp_path / "nope.npz"), "--run-dir", str(tmp_path / "c")])

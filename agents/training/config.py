@@ -77,6 +77,8 @@ class Config:
     q_coef: float = dataclasses.field(default=1.0, metadata={"help": "expert: weight of the action-value head's Huber loss"})
     fit_epochs: int = dataclasses.field(default=3, metadata={"help": "expert: passes over the aggregated data per iteration"})
     fit_batch: int = dataclasses.field(default=512, metadata={"help": "expert: minibatch size"})
+    expert_data: str = dataclasses.field(default="", metadata={
+        "help": "expert: label files of earlier runs (comma-separated data/iteration_K.npz), copied in and fitted on first"})
     keep_iterations: int = dataclasses.field(default=0, metadata={
         "help": "expert: fit on the data of the last N iterations (0: all of them)"})
     run_dir: str = dataclasses.field(default="runs", metadata={"help": "where runs are written"})

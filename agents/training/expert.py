@@ -25,6 +25,10 @@ Each iteration:
    head by a Huber loss on the legal actions' values (``q_coef``). A twentieth of the decisions
    is held out to report agreement with the search's best action.
 
+The next iteration plays and labels with the new network (for play and for inference).
+``expert_data`` starts a run from earlier runs' label files (copied in, fitted on before the
+first labelling): labels are the expensive part, and they stay valid for any network.
+
 TensorBoard: ``losses/`` (policy cross-entropy, the targets' own entropy, Huber, held-out
 agreement), ``charts/`` (labels, labels per second), ``eval/`` (as the PPO runs). A checkpoint
 is written atomically after every iteration; a resumed run continues with the next one.
@@ -242,6 +246,8 @@ def save_data(path: Path, data: dict) -> None:
 
 def load_data(path: Path) -> dict:
     """One iteration's data (plain arrays: ``allow_pickle`` stays off)."""
+    if not Path(path).is_file():
+        raise CheckpointError(f"label file {path} does not exist")
     with np.load(path, allow_pickle=False) as d:
         missing = [k for k in FIELDS if k not in d]
         if missing:
@@ -256,20 +262,20 @@ def run(cfg: Config, run_name: str, run_dir: Path, net: PolicyValueNet, opt, rng
     rules = get_rules(cfg.rules)
     writer = SummaryWriter(str(run_dir))
     writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
+    if iteration == 0 and cfg.expert_data and not files:  # earlier runs' labels: copied in, fitted on first
+        files = copy_given_data(cfg.expert_data, run_dir)
+        fit_files(net, opt, cfg, rules, run_dir, files, rng)
     labels = sum(len(load_data(run_dir / f)["hand"]) for f in files)
     with Runner(cfg.workers, cfg.ray_address or None) as runner:
         while iteration < cfg.expert_iterations and not stop["now"]:
             started = time.perf_counter()
-            data = label(runner, net, cfg, iteration, trained=iteration > 0 or bool(cfg.init))
+            data = label(runner, net, cfg, iteration, trained=bool(iteration or cfg.init or files))
             seconds = time.perf_counter() - started
             name = f"data/iteration_{iteration}.npz"
             save_data(run_dir / name, data)
-            files = [*files[:iteration], name]
+            files = [f for f in files if f != name] + [name]
             labels += len(data["hand"])
-            kept = files[-cfg.keep_iterations:] if cfg.keep_iterations else files
-            pooled = merge([load_data(run_dir / f) for f in kept])
-            obs, mask = replay(pooled, rules)
-            stats = fit(net, opt, cfg, obs, mask, pooled["values"], rng)
+            stats, obs = fit_files(net, opt, cfg, rules, run_dir, files, rng)
             iteration += 1
             for k, x in stats.items():
                 writer.add_scalar(f"losses/{k}", x, labels)
@@ -283,6 +289,25 @@ def run(cfg: Config, run_name: str, run_dir: Path, net: PolicyValueNet, opt, rng
                   f"{len(obs)}; " + ", ".join(f"{k} {x:.3f}" for k, x in stats.items()), file=sys.stderr)
     writer.close()
     return iteration, files
+
+
+def fit_files(net, opt, cfg: Config, rules: Rules, run_dir: Path, files: list[str], rng) -> tuple[dict, np.ndarray]:
+    """Fit on the label files kept (all, or the last ``keep_iterations``); the stats and the observations."""
+    kept = files[-cfg.keep_iterations:] if cfg.keep_iterations else files
+    pooled = merge([load_data(run_dir / f) for f in kept])
+    obs, mask = replay(pooled, rules)
+    return fit(net, opt, cfg, obs, mask, pooled["values"], rng), obs
+
+
+def copy_given_data(given: str, run_dir: Path) -> list[str]:
+    """Copy the comma-separated label files ``given`` into the run (``data/given_K.npz``), checked."""
+    names = []
+    for k, src in enumerate(p for p in given.split(",") if p):
+        data = load_data(Path(src))
+        name = f"data/given_{k}.npz"
+        save_data(run_dir / name, data)
+        names.append(name)
+    return names
 
 
 def snapshot(run_name: str, cfg: Config, rules: Rules, net, opt, rng: np.random.Generator, iteration: int,

@@ -23,7 +23,7 @@ import numpy as np
 from cuatrola_env.observation import OBS_DIM, OBS_VERSION
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, get_rules
 
-from .models import ONNX_MODEL
+from .models import ONNX_MODEL, PRESET_MODELS
 
 
 @dataclass(frozen=True)
@@ -201,9 +201,28 @@ class OnnxPolicy:
         return p
 
 
+#: the rule options that change how a hand is played, by which :func:`policy_for` matches a model to a game
+PLAY_OPTIONS = ("overtake_when_trumped", "must_trump", "tie_rule", "exact_target")
+
+
+def policy_for(policies: list[OnnxPolicy], rules) -> OnnxPolicy:
+    """Of ``policies`` (the first is the default), the one trained under the rules most like ``rules``:
+    the most :data:`PLAY_OPTIONS` alike, the earliest on a tie (the match target does not count)."""
+    return max(policies, key=lambda p: sum(getattr(p.rules, f) == getattr(rules, f) for f in PLAY_OPTIONS))
+
+
+def load_policies(path: str | Path = ONNX_MODEL, threads: int = 1) -> list[OnnxPolicy]:
+    """The model at ``path``; for the shipped default, every shipped preset's model, the default first
+    (each checked as :meth:`OnnxPolicy.load` checks it)."""
+    if Path(path) != ONNX_MODEL:
+        return [OnnxPolicy.load(path, threads)]
+    return [OnnxPolicy.load(p, threads) for p in PRESET_MODELS.values() if p == ONNX_MODEL or p.is_file()]
+
+
 def check_level(level: str) -> None:
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
 
 
-__all__ = ["LEVELS", "Level", "MASTER_SEARCH", "ModelError", "OnnxPolicy", "check_level", "masked_softmax", "sample_actions"]
+__all__ = ["LEVELS", "Level", "MASTER_SEARCH", "ModelError", "OnnxPolicy", "check_level", "load_policies", "masked_softmax",
+           "policy_for", "sample_actions"]

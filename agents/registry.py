@@ -11,7 +11,7 @@ import numpy as np
 from .base import Agent
 from .heuristic import HeuristicAgent
 from .models import ONNX_MODEL
-from .policy import LEVELS, MASTER_SEARCH, OnnxPolicy, check_level, sample_actions
+from .policy import LEVELS, MASTER_SEARCH, check_level, load_policies, policy_for, sample_actions
 from .random_agent import RandomAgent
 from .search import SearchAgent
 
@@ -42,23 +42,29 @@ class BotAgent(Agent):
     def __init__(self, seed=None, path: str = str(ONNX_MODEL), level: str = "expert"):
         super().__init__(seed)
         check_level(level)
-        self.policy, self.level = OnnxPolicy.load(path), level
-        self.search = None
-        if LEVELS[level].search:  # seeded as the bot's: its search draws from a generator of the seed
-            search_seed = int(np.random.default_rng(seed).integers(2**31))
-            self.search = SearchAgent(seed=search_seed, policy=self.policy, play="pimc", **MASTER_SEARCH)
+        self.policies, self.level = load_policies(path), level  # the default: one per preset, picked per game
+        self.search_seed = int(np.random.default_rng(seed).integers(2**31)) if LEVELS[level].search else None
+        self.searches: dict[int, SearchAgent] = {}  # seeded as the bot's: its search draws from a generator of the seed
+
+    def searcher(self, policy) -> SearchAgent:
+        """The search of a search level over ``policy`` (made on first use)."""
+        k = self.policies.index(policy)
+        if k not in self.searches:
+            self.searches[k] = SearchAgent(seed=self.search_seed + k, policy=policy, play="pimc", **MASTER_SEARCH)
+        return self.searches[k]
 
     def act(self, view):
-        if self.search is not None:  # search needs the view's history, not only its observation
-            return self.search.act(view)
+        if self.search_seed is not None:  # search needs the view's history, not only its observation
+            return self.searcher(policy_for(self.policies, view.rules)).act(view)
         return self.act_batch([view])[0]
 
     def act_batch(self, views):
-        if self.search is not None:
+        if self.search_seed is not None:
             return [self.act(v) for v in views]
         obs = np.stack([v.observation for v in views])
         mask = np.stack([v.legal_mask for v in views])
-        return sample_actions(self.policy.probabilities(obs, mask, self.level), self.rng).tolist()
+        policy = policy_for(self.policies, views[0].rules)  # every view of a batch is of one game's rules
+        return sample_actions(policy.probabilities(obs, mask, self.level), self.rng).tolist()
 
 
 def _search(**kw):

@@ -66,7 +66,7 @@ import numpy as np
 from agents.base import SeatView, seat_view
 from agents.belief import Inconsistent, sample_worlds
 from agents.models import ONNX_MODEL
-from agents.policy import LEVELS, MASTER_SEARCH, ModelError, OnnxPolicy, check_level, sample_actions
+from agents.policy import LEVELS, MASTER_SEARCH, ModelError, OnnxPolicy, check_level, load_policies, policy_for, sample_actions
 from agents.search import SearchAgent
 from cuatrola_env.bitboards import cards_of
 from cuatrola_env.game import Game
@@ -300,19 +300,24 @@ def seat_state(game: Game, seat: int | None = None) -> dict:
 
 # --------------------------------------------------------------------------- bot
 class Bot:
-    """An ONNX policy with a level; :meth:`act` plays from a JSON game state."""
+    """An ONNX policy with a level; :meth:`act` plays from a JSON game state. With ``others`` (models
+    trained under other rules presets) each game is played by the one trained under its rules
+    (:func:`agents.policy.policy_for`); ``policy`` is the default, whose card the bot reports."""
 
-    def __init__(self, policy: OnnxPolicy, level: str = "expert", seed: int | None = None):
+    def __init__(self, policy: OnnxPolicy, level: str = "expert", seed: int | None = None,
+                 others: tuple[OnnxPolicy, ...] = ()):
         check_level(level)
-        self.policy, self.level = policy, level
+        self.policy, self.level, self.others = policy, level, tuple(others)
         self.rng = np.random.default_rng(seed)
-        self._searcher = None
+        self._searchers: dict[int, SearchAgent] = {}
 
     @classmethod
     def load(cls, path: str | Path = ONNX_MODEL, level: str = "expert", seed: int | None = None, threads: int = 1) -> Bot:
-        """Load the model at ``path`` (default: the shipped one) and its card, checked before anything
-        plays (:meth:`agents.policy.OnnxPolicy.load`; :class:`ModelError` names what does not fit)."""
-        return cls(OnnxPolicy.load(path, threads), level, seed)
+        """Load the model at ``path`` (default: the shipped ones, one per rules preset) and its card,
+        checked before anything plays (:meth:`agents.policy.OnnxPolicy.load`; :class:`ModelError` names
+        what does not fit)."""
+        default, *others = load_policies(path, threads)
+        return cls(default, level, seed, tuple(others))
 
     @property
     def card(self) -> dict:
@@ -322,26 +327,32 @@ class Bot:
     def rules(self):
         return self.policy.rules
 
-    def with_level(self, level: str, seed: int | None = None) -> Bot:
-        """The same model at another level (shares the loaded session)."""
-        return Bot(self.policy, level, seed)
-
     @property
-    def searcher(self) -> SearchAgent:
-        """The :class:`agents.search.SearchAgent` of a search level (made on first use)."""
-        if self._searcher is None:
-            self._searcher = SearchAgent(seed=int(self.rng.integers(2**31)), policy=self.policy, play="pimc",
-                                         **MASTER_SEARCH)
-        return self._searcher
+    def policies(self) -> list[OnnxPolicy]:
+        return [self.policy, *self.others]
+
+    def with_level(self, level: str, seed: int | None = None) -> Bot:
+        """The same models at another level (shares the loaded sessions)."""
+        return Bot(self.policy, level, seed, self.others)
+
+    def searcher(self, policy: OnnxPolicy | None = None) -> SearchAgent:
+        """The :class:`agents.search.SearchAgent` of a search level over ``policy`` (default: the
+        default model's; made on first use)."""
+        k = self.policies.index(policy or self.policy)
+        if k not in self._searchers:
+            self._searchers[k] = SearchAgent(seed=int(self.rng.integers(2**31)), policy=self.policies[k], play="pimc",
+                                             **MASTER_SEARCH)
+        return self._searchers[k]
 
     def play(self, game: Game) -> tuple[int, np.ndarray]:
         """The action for the seat to act in ``game``, and the (24,) probabilities it was drawn from."""
         obs, mask = game.observe(), game.legal_mask()
+        policy = policy_for(self.policies, game.rules)
         if LEVELS[self.level].search:
             p = np.zeros(NUM_ACTIONS)
-            p[self.searcher.act(seat_view(game))] = 1.0
+            p[self.searcher(policy).act(seat_view(game))] = 1.0
         else:
-            p = self.probabilities(obs, mask)[0]
+            p = policy.probabilities(obs, mask, self.level)[0]
         a = int(sample_actions(p[None], self.rng)[0])
         if not mask[a]:  # cannot happen: p is zero off the mask
             raise RuntimeError(f"the bot chose an illegal action {a}")

@@ -276,7 +276,7 @@ def test_bids_draw_bid_worlds_and_card_plays_draw_worlds(onnx_model):
 def test_master_level_searches_with_its_documented_settings(onnx_model):
     from cuatrola_serve.bot import MASTER_SEARCH, Bot
 
-    s = Bot.load(onnx_model, level="master").searcher
+    s = Bot.load(onnx_model, level="master").searcher()
     assert (s.worlds, s.candidates, s.play) == (MASTER_SEARCH["worlds"], MASTER_SEARCH["candidates"], "pimc")
 
 

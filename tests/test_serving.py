@@ -259,3 +259,34 @@ def test_slim_checkpoint_plays_like_the_full_one(tiny_checkpoint, tmp_path):
     obs, mask = (torch.from_numpy(x) for x in sample_observations(500))
     with torch.no_grad():
         assert torch.equal(load_policy(tiny_checkpoint).policy(obs, mask), load_policy(str(slim)).policy(obs, mask))
+
+
+def test_each_game_is_played_by_the_model_of_its_rules_preset(onnx_model):
+    """With a model per preset, the bot (and ``bot:`` agents) play a game under ``traditional``
+    rules with the model trained under them, and any other game with the default."""
+    import types
+
+    from agents.policy import OnnxPolicy, policy_for
+    from cuatrola_env.rules import get_rules
+    from cuatrola_serve.bot import Bot
+
+    online = OnnxPolicy.load(onnx_model)
+    calls = []
+
+    class Traditional:  # the traditional model: the same graph, its card saying traditional
+        rules = get_rules("traditional")
+
+        def probabilities(self, obs, mask, level):
+            calls.append(level)
+            return online.probabilities(obs, mask, level)
+
+    trad = Traditional()
+    bot = Bot(online, others=(trad,))
+    assert policy_for(bot.policies, get_rules("traditional", target=21)) is trad, "the target does not count"
+    assert policy_for(bot.policies, get_rules("online", target=5)) is online
+    assert policy_for(bot.policies, get_rules({"name": "custom", "must_trump": True})) is online, "closest: online"
+    bot.play(Game("online", seed=0))
+    assert calls == []
+    bot.with_level("strong").play(Game("traditional", seed=0))
+    assert calls == ["strong"]
+    assert policy_for([types.SimpleNamespace(rules=get_rules("online"))], get_rules("traditional")).rules.name == "online"

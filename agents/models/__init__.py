@@ -6,7 +6,9 @@ PyTorch checkpoint it was exported from (``README.md`` beside them is the model 
 'cuatrola.onnx'
 
 They are the default of every ``--model`` and ``path`` option, so an installed package serves
-and plays with no checkout.
+and plays with no checkout. A model trained under each rules preset is shipped (``cuatrola`` under
+``online``, ``cuatrola_traditional`` under ``traditional``); with the default model the bot plays
+each game with the one trained under its rules (:func:`agents.policy.policy_for`).
 """
 
 from __future__ import annotations
@@ -21,4 +23,10 @@ ONNX_MODEL = _HERE / "cuatrola.onnx"
 #: the slim training checkpoint (weights, config, rules) it was exported from, for ``model:`` and ``--init``
 TORCH_MODEL = _HERE / "cuatrola.pt"
 
-__all__ = ["ONNX_MODEL", "TORCH_MODEL"]
+#: the model trained under the ``traditional`` preset, and its slim checkpoint
+TRADITIONAL_ONNX_MODEL = _HERE / "cuatrola_traditional.onnx"
+TRADITIONAL_TORCH_MODEL = _HERE / "cuatrola_traditional.pt"
+#: the shipped models by the rules preset each was trained under (the online one is the default)
+PRESET_MODELS = {"online": ONNX_MODEL, "traditional": TRADITIONAL_ONNX_MODEL}
+
+__all__ = ["ONNX_MODEL", "PRESET_MODELS", "TORCH_MODEL", "TRADITIONAL_ONNX_MODEL", "TRADITIONAL_TORCH_MODEL"]

@@ -25,7 +25,7 @@ from cuatrola_env.rules import CUATROLA, NUM_CARDS
 
 from .base import Agent, SeatView
 from .belief import sample_worlds
-from .solver import Position
+from .solver import ALL, Position
 
 
 class PIMCAgent(Agent):
@@ -89,18 +89,29 @@ class PIMCAgent(Agent):
     @staticmethod
     def card_points(view: SeatView, legal: list[int], worlds: list[list[int]]) -> np.ndarray:
         """(len(legal), len(worlds)) game points for my team (+ won, − lost) when I play each legal
-        card and the hand is played out double-dummy in each world. A points tie under the
-        last-trick rule, whose winner the solver does not report, counts 0 (neither team)."""
+        card and the hand is played out double-dummy in each world. Only the hand's winner
+        matters, so each card is solved in the narrowest window that decides it (who is ahead on
+        points, or whether the contract is made). A points tie under the last-trick rule, whose
+        winner the solver does not report, counts 0 (neither team)."""
         me, rules = view.seat & 1, view.rules
         out = np.zeros((len(legal), len(worlds)))
         by_tricks = view.contract >= CUATROLA
+        if by_tricks:  # the declarer needs `need` more tricks: is v >= need?
+            need = (4 if view.contract == CUATROLA else 5) - view.tricks_won[view.declarer]
+            window = (need - 1, need)
+        else:  # team 0 ends ahead when v > -lead, level when v == -lead
+            lead = view.points[0] - view.points[1]
+            window = (-lead - 1, -lead + 1)
         for j, hands in enumerate(worlds):
             pos = Position(list(hands), view.seat, list(view.trick), view.trick_num, view.sung, view.trump, view.sitter,
                            view.contract, view.declarer, rules)
-            for i, v in enumerate(pos.move_values()[c] for c in legal):
-                diff = 0 if by_tricks else view.points[0] - view.points[1] + v  # team 0 minus team 1 at the end
-                tricks = view.tricks_won[view.declarer] + v if by_tricks else 0
-                won_team, value = core.hand_winner(PY, rules, view.contract, view.declarer, diff, 0, 0, view.dealer, tricks)
+            values = pos.move_values(*window)
+            for i, c in enumerate(legal):
+                v = values[c]
+                made = v >= window[1] if by_tricks else False
+                diff = 0 if by_tricks else int(np.sign(lead + v))  # team 0 minus team 1 at the end: its sign
+                won_team, value = core.hand_winner(PY, rules, view.contract, view.declarer, diff, 0, 0, view.dealer,
+                                                   5 if made else 0)
                 tie_unknown = not by_tricks and diff == 0 and rules.tie_rule == "last_trick"
                 out[i, j] = 0.0 if tie_unknown else value * (1 if won_team == me else -1)
         return out
@@ -122,15 +133,20 @@ class PIMCAgent(Agent):
     @staticmethod
     def bid_points(view: SeatView, legal: list[int], worlds: list[list[int]]) -> np.ndarray:
         """(len(legal), len(worlds)) game points for my team (+ won, − lost) when I make each legal
-        bid and the seats after me pass, each world's hand solved double-dummy under the contract."""
+        bid and the seats after me pass, each world's hand solved double-dummy under the contract
+        (in the narrowest window that decides the winner)."""
         me, high = view.seat & 1, view.high_bid
         out = np.zeros((len(legal), len(worlds)))
         for i, a in enumerate(legal):
             contract, declarer = (a - NUM_CARDS, view.seat) if view.declares(a) else (high, view.declarer if high else -1)
             sitter, leader, _ = core.end_of_bidding(PY, declarer, view.dealer)  # who sits out and who leads: the engine's
+            by_tricks = contract >= CUATROLA  # v: the declarer's tricks, else team 0 minus team 1 points
+            need = 4 if contract == CUATROLA else 5
+            window = (need - 1, need) if by_tricks else (-1, 1)  # only the winner matters: the narrowest window
             for j, hands in enumerate(worlds):
-                v = Position(list(hands), leader, [], 0, 0, view.trump, sitter, contract, declarer, view.rules).solve()
-                by_tricks = contract >= CUATROLA  # v: the declarer's tricks, else team 0 minus team 1 points
+                v = Position(list(hands), leader, [], 0, 0, view.trump, sitter, contract, declarer, view.rules).solve(
+                    None, ALL, *window)
+                v = (5 if v >= need else 0) if by_tricks else int(np.sign(v))
                 # the solver does not say who takes the last trick: a points tie under the last-trick rule
                 # counts for team 0 (under the mano rule the engine's kernel decides it exactly)
                 won_team, value = core.hand_winner(PY, view.rules, contract, declarer, 0 if by_tricks else v, 0, 0,

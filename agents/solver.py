@@ -170,25 +170,28 @@ class Position:
         return int(legal_play(self.rules.overtake_when_trumped, self.rules.must_trump, self.hands[self.seat],
                               len(self.trick), led, best_led, best_trump, self.trump))
 
-    def solve(self, tt=None, only: int = ALL) -> int:
+    def solve(self, tt=None, only: int = ALL, alpha: int = -INF, beta: int = INF) -> int:
         """The exact value (see the module docstring). ``tt`` (from :func:`new_table`) may be
         shared between positions of the same deal, contract and rules; ``only`` restricts
-        the first move to these cards."""
+        the first move to these cards. With a window (``alpha``, ``beta``) the search is cut
+        to what the window asks: a value inside it is exact, one at or below ``alpha`` says only
+        that the exact value is at most that, one at or above ``beta`` only that it is at least
+        that (much faster when only a threshold matters, as for a hand's winner)."""
         led, best_led, best_trump, win, mask = self._trick_state()
         hands = np.array(self.hands, dtype=np.int64)
         tt_keys, tt_vals, tt_flags = new_table() if tt is None else tt
         sung_suits = sum(1 << s for s in range(4) if self.sung >> (5 * s + 1) & 1)
         return int(_search(hands, self.seat, len(self.trick), led, best_led, best_trump, win, mask, self.trick_num,
                            sung_suits, self.trump, self.sitter, self.contract, self.declarer,
-                           self.rules.overtake_when_trumped, self.rules.must_trump, -INF, INF,
+                           self.rules.overtake_when_trumped, self.rules.must_trump, alpha, beta,
                            tt_keys, tt_vals, tt_flags, only))
 
-    def move_values(self) -> dict[int, int]:
-        """The exact value of playing each legal card now (the trick it completes included),
-        one transposition table shared between them."""
+    def move_values(self, alpha: int = -INF, beta: int = INF) -> dict[int, int]:
+        """The value of playing each legal card now (the trick it completes included), exact or
+        bounded by the window as :meth:`solve` says, one transposition table shared between them."""
         tt = new_table()
         legal = self.legal()
-        return {c: self.solve(tt, only=1 << c) for c in range(20) if legal >> c & 1}
+        return {c: self.solve(tt, 1 << c, alpha, beta) for c in range(20) if legal >> c & 1}
 
 
 def warm_up() -> None:

@@ -213,3 +213,40 @@ def test_a_run_can_start_from_earlier_label_files(tmp_path):
     assert all(np.array_equal(a[k], b[k], equal_nan=True) for k in expert.FIELDS)
     with pytest.raises(train.CheckpointError, match="does not exist"):
         train.main([*TINY, "--expert-data", str(tmp_path / "nope.npz"), "--run-dir", str(tmp_path / "c")])
+
+
+@pytest.mark.parametrize("preset", ["online", "traditional"])
+def test_windowed_card_values_equal_the_exact_solve(preset):
+    """The narrow-window solve of a card's label gives what the exact value gives (the winner of
+    the hand from the exact final points or tricks), from the first trick on."""
+    from agents.solver import Position
+    from cuatrola_env.rules import CUATROLA
+
+    rules = get_rules(preset)
+    checked = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        g = Game(rules, seed=seed)
+        while not g.over and (g.single.phase == 0 or g.single.trick_num < seed % 3):
+            g.step(int(rng.choice(g.legal_actions())))
+        if g.over or len(g.legal_actions()) < 2:
+            continue
+        view = seat_view(g)
+        legal = view.legal_actions
+        fast = PIMCAgent.card_points(view, legal, [list(g.single.hands)])[:, 0]
+        exact = Position.from_game(g).move_values()
+        team = view.seat & 1
+        for c, v in zip(legal, fast, strict=True):
+            if view.contract >= CUATROLA:
+                need = 4 if view.contract == CUATROLA else 5
+                won = (view.tricks_won[view.declarer] + exact[c] >= need) == ((view.declarer & 1) == team)
+            else:
+                diff = (view.points[0] - view.points[1] + exact[c]) * (1 if team == 0 else -1)
+                if diff == 0:
+                    won = None if rules.tie_rule == "last_trick" else ((view.dealer + 1) & 1) == team
+                else:
+                    won = diff > 0
+            worth = abs(v)
+            assert (v == 0) if won is None else (v == (worth if won else -worth) and worth in (1, 2, 4, 5)), seed
+            checked += 1
+    assert checked >= 40

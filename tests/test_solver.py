@@ -155,7 +155,7 @@ def test_pimc_bid_values_follow_the_engines_kernels(tie_rule, monkeypatch):
         def __init__(self, hands, seat, *rest):
             seen.append((seat, rest[4]))  # (leader, sitter)
 
-        def solve(self):
+        def solve(self, *window):
             return 0
 
     monkeypatch.setattr(pimc, "Position", Tie)

@@ -25,7 +25,7 @@ from cuatrola_env.rules import CUATROLA, NUM_CARDS
 
 from .base import Agent, SeatView
 from .belief import sample_worlds
-from .solver import ALL, Position
+from .solver import ALL, INF, Position
 
 
 class PIMCAgent(Agent):
@@ -87,21 +87,24 @@ class PIMCAgent(Agent):
         return win + diff / 1000.0  # break ties on the expected points
 
     @staticmethod
-    def card_points(view: SeatView, legal: list[int], worlds: list[list[int]]) -> np.ndarray:
+    def card_points(view: SeatView, legal: list[int], worlds: list[list[int]], margin_coef: float = 0.0) -> np.ndarray:
         """(len(legal), len(worlds)) game points for my team (+ won, − lost) when I play each legal
-        card and the hand is played out double-dummy in each world. Only the hand's winner
-        matters, so each card is solved in the narrowest window that decides it (who is ahead on
-        points, or whether the contract is made). A points tie under the last-trick rule, whose
-        winner the solver does not report, counts 0 (neither team)."""
+        card and the hand is played out double-dummy in each world, plus, under pass and solo,
+        ``margin_coef`` times my team's final card-point margin / 100 (a card's worth when the
+        winner is the same either way). With no margin only the hand's winner matters, so each card
+        is solved in the narrowest window that decides it (who ends ahead on points, or whether the
+        contract is made). A points tie under the last-trick rule, whose winner the solver does not
+        report, counts 0 game points (neither team)."""
         me, rules = view.seat & 1, view.rules
         out = np.zeros((len(legal), len(worlds)))
         by_tricks = view.contract >= CUATROLA
+        lead = view.points[0] - view.points[1]
+        exact = margin_coef != 0 and not by_tricks
         if by_tricks:  # the declarer needs `need` more tricks: is v >= need?
             need = (4 if view.contract == CUATROLA else 5) - view.tricks_won[view.declarer]
             window = (need - 1, need)
         else:  # team 0 ends ahead when v > -lead, level when v == -lead
-            lead = view.points[0] - view.points[1]
-            window = (-lead - 1, -lead + 1)
+            window = (-INF, INF) if exact else (-lead - 1, -lead + 1)
         for j, hands in enumerate(worlds):
             pos = Position(list(hands), view.seat, list(view.trick), view.trick_num, view.sung, view.trump, view.sitter,
                            view.contract, view.declarer, rules)
@@ -114,6 +117,8 @@ class PIMCAgent(Agent):
                                                    5 if made else 0)
                 tie_unknown = not by_tricks and diff == 0 and rules.tie_rule == "last_trick"
                 out[i, j] = 0.0 if tie_unknown else value * (1 if won_team == me else -1)
+                if exact:
+                    out[i, j] += margin_coef * (lead + v) * (1 if me == 0 else -1) / 100
         return out
 
     # ------------------------------------------------------------------ bidding

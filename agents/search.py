@@ -224,16 +224,24 @@ class SearchAgent(Agent):
             return max(legal, key=lambda c: (values[c] / len(worlds) + self.prior * policy[c], -c))
         return self._rollouts(view, legal, state)
 
-    def solved_values(self, view: SeatView, legal: list[int]) -> np.ndarray:
+    def solved_values(self, view: SeatView, legal: list[int], margin_coef: float = 0.0, bids: str = "solver") -> np.ndarray:
         """(len(legal),) each legal action's mean game points for the acting seat's team over the
-        drawn worlds (inferred as for play), each world solved double-dummy: a card as
-        :meth:`PIMCAgent.card_points <agents.pimc.PIMCAgent.card_points>`, a bid as PIMC values it (the
-        whole hand solved under the contract it leads to, the seats after passing). The expert's targets."""
+        drawn worlds (inferred as for play): a card with each world solved double-dummy
+        (:meth:`PIMCAgent.card_points <agents.pimc.PIMCAgent.card_points>`; ``margin_coef``: its share
+        of the card-point margin, as there); a bid with ``bids="solver"`` as PIMC values it (the whole
+        hand solved under the contract it leads to, the seats after passing), with ``bids="rollout"``
+        by the network playing the hand out in every seat (:meth:`action_values`): what the
+        contract is worth with the network's own card play. The expert's targets."""
         from .pimc import PIMCAgent
 
-        worlds = _deals(self._worlds(view))
-        points = PIMCAgent.bid_points if view.phase == 0 else PIMCAgent.card_points
-        return points(view, legal, worlds).mean(1)
+        if bids not in ("solver", "rollout"):
+            raise ValueError(f"bids must be solver or rollout, got {bids!r}")
+        state = self._worlds(view)
+        if view.phase == 0:
+            if bids == "rollout":
+                return self.action_values(view, legal, state).mean(1)
+            return PIMCAgent.bid_points(view, legal, _deals(state)).mean(1)
+        return PIMCAgent.card_points(view, legal, _deals(state), margin_coef).mean(1)
 
     def _worlds(self, view: SeatView) -> engine.State:
         """The drawn worlds, replayed to the present: a batched state of ``worlds`` games."""

@@ -71,6 +71,11 @@ class Config:
         "help": "expert: weight of that inference (0: uniform deals; never used on an untrained network)"})
     label_temperature: float = dataclasses.field(default=1.0, metadata={
         "help": "expert: temperature of the network's sampled play while positions are gathered"})
+    label_margin_coef: float = dataclasses.field(default=0.0, metadata={
+        "help": "expert: add this times the team's final card-point margin / 100 to a card's value (pass, solo)"})
+    label_bids: str = dataclasses.field(default="solver", metadata={
+        "help": "expert: value bids by the solver (PIMC's way) or by rollouts of the network's own play (rollout; "
+                "the solver while the network is untrained)"})
     label_per_task: int = dataclasses.field(default=25, metadata={"help": "expert: hands per labelling task"})
     tau: float = dataclasses.field(default=0.1, metadata={
         "help": "expert: policy target softmax(values / tau), values in game points"})
@@ -133,6 +138,8 @@ def parse_config(argv=None) -> tuple[Config, str | None, dict | None]:
     cfg = Config(**values)
     if cfg.algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {cfg.algorithm!r}")
+    if cfg.label_bids not in ("solver", "rollout"):
+        raise ValueError(f"label_bids must be solver or rollout, got {cfg.label_bids!r}")
     get_rules(cfg.rules)  # a clear error for a bad preset
     make_agent(cfg.opponent)  # a clear error for a bad opponent spec, before anything runs
     if cfg.workers < 1 or cfg.num_envs % cfg.workers:

@@ -90,7 +90,8 @@ def network(hidden: int, layers: int, weights: dict | None = None) -> PolicyValu
 def label_hands(weights: dict, shape: tuple[int, int], rules: str, options: dict, seed: int, hands: int) -> dict:
     """Play ``hands`` hands of matches with the network in all seats and label every decision
     with more than one legal action by the search. ``options``: ``worlds``, ``bid_worlds``,
-    ``candidates``, ``infer``, ``temperature``. Returns the compact data (:data:`FIELDS`)."""
+    ``candidates``, ``infer``, ``temperature``, ``margin`` (a card's share of the card-point margin),
+    ``bids`` (``solver`` or ``rollout``). Returns the compact data (:data:`FIELDS`)."""
     torch.set_num_threads(1)
     net = network(*shape, weights)
     search = SearchAgent(seed=seed, policy=TorchPolicy(net), worlds=options["worlds"], bid_worlds=options["bid_worlds"],
@@ -105,7 +106,7 @@ def label_hands(weights: dict, shape: tuple[int, int], rules: str, options: dict
             legal = view.legal_actions
             if len(legal) > 1:
                 values = np.full(NUM_ACTIONS, np.nan, np.float32)
-                values[legal] = search.solved_values(view, legal)
+                values[legal] = search.solved_values(view, legal, options.get("margin", 0.0), options.get("bids", "solver"))
                 labels.append((len(records) + dealt - 1, len(view.history), values))
             game.step(_sample(net, view, options["temperature"], rng))
             done += game.hands_dealt > dealt or game.over
@@ -177,7 +178,8 @@ def label(runner: Runner, net: PolicyValueNet, cfg: Config, iteration: int, trai
     """One iteration's data: ``cfg.expert_hands`` hands in tasks of ``cfg.label_per_task``."""
     weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
     options = {"worlds": cfg.label_worlds, "bid_worlds": cfg.label_bid_worlds, "candidates": cfg.label_candidates,
-               "infer": cfg.label_infer if trained else 0.0, "temperature": cfg.label_temperature}
+               "infer": cfg.label_infer if trained else 0.0, "temperature": cfg.label_temperature,
+               "margin": cfg.label_margin_coef, "bids": cfg.label_bids if trained else "solver"}
     sizes = [min(cfg.label_per_task, cfg.expert_hands - lo) for lo in range(0, cfg.expert_hands, cfg.label_per_task)]
     base = (cfg.seed * 1_000 + iteration) * 100_003
     tasks = [(weights, (cfg.hidden, cfg.layers), cfg.rules, options, base + k, n) for k, n in enumerate(sizes)]

@@ -213,6 +213,10 @@ def test_a_run_can_start_from_earlier_label_files(tmp_path):
     assert ck["data"] == ["data/given_0.npz", "data/iteration_0.npz"]
     a, b = expert.load_data(Path(given)), expert.load_data(second / "data/given_0.npz")
     assert all(np.array_equal(a[k], b[k], equal_nan=True) for k in expert.FIELDS)
+    assert train.main([*TINY, "--expert-iterations", "0", "--expert-data", given, "--run-dir", str(tmp_path / "d")]) == 0
+    (fitted,) = list((tmp_path / "d").iterdir())
+    ck = read_checkpoint(str(fitted / "checkpoint.pt"))
+    assert ck["data"] == ["data/given_0.npz"] and ck["iteration"] == 0 and ck["step"] == len(a["hand"]), "a fit alone"
     with pytest.raises(train.CheckpointError, match="does not exist"):
         train.main([*TINY, "--expert-data", str(tmp_path / "nope.npz"), "--run-dir", str(tmp_path / "c")])
 

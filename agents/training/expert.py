@@ -266,7 +266,10 @@ def run(cfg: Config, run_name: str, run_dir: Path, net: PolicyValueNet, opt, rng
     writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
     if iteration == 0 and cfg.expert_data and not files:  # earlier runs' labels: copied in, fitted on first
         files = copy_given_data(cfg.expert_data, run_dir)
-        fit_files(net, opt, cfg, rules, run_dir, files, rng)
+        stats, obs = fit_files(net, opt, cfg, rules, run_dir, files, rng)
+        for k, x in stats.items():
+            writer.add_scalar(f"losses/{k}", x, len(obs))
+        save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, 0, files, len(obs)))
     labels = sum(len(load_data(run_dir / f)["hand"]) for f in files)
     with Runner(cfg.workers, cfg.ray_address or None) as runner:
         while iteration < cfg.expert_iterations and not stop["now"]:

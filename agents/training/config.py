@@ -88,7 +88,8 @@ class Config:
         "help": "expert: fit on the data of the last N iterations (0: all of them)"})
     run_dir: str = dataclasses.field(default="runs", metadata={"help": "where runs are written"})
     init: str = dataclasses.field(
-        default="", metadata={"help": "fine-tune: start from the network in this checkpoint or model file (fresh optimiser)"})
+        default="", metadata={"help": "fine-tune: start from the network in this checkpoint or model file (fresh optimiser; "
+                                    "any rules preset)"})
 
 
 #: config fields a resumed run may change: they alter how long it runs and how it reports, not what it learns
@@ -202,8 +203,9 @@ def learner_device(name: str) -> torch.device:
 
 
 def initial_weights(cfg: Config) -> dict:
-    """The network weights of ``cfg.init``, checked against this run's rules and network shape."""
-    init = read_checkpoint(cfg.init, cfg.rules)
+    """The network weights of ``cfg.init``, checked against this run's network shape (a network
+    trained under another rules preset may start a run: every preset has the same observation)."""
+    init = read_checkpoint(cfg.init)
     shape = init.get("config", {})
     if (shape.get("hidden"), shape.get("layers")) != (cfg.hidden, cfg.layers):
         raise CheckpointError(

@@ -211,4 +211,6 @@ def initial_weights(cfg: Config) -> dict:
         raise CheckpointError(
             f"{cfg.init} holds a network of {shape.get('layers')} layers of {shape.get('hidden')} units; "
             f"this run builds {cfg.layers} of {cfg.hidden} (set --hidden and --layers to match)")
-    return init["model"]
+    if cfg.algorithm == "expert":
+        return init["model"]
+    return {k: v for k, v in init["model"].items() if not k.startswith("q_net.")}  # PPO has no action-value head

@@ -214,7 +214,7 @@ def policy_for(policies: list[OnnxPolicy], rules) -> OnnxPolicy:
 def load_policies(path: str | Path = ONNX_MODEL, threads: int = 1) -> list[OnnxPolicy]:
     """The model at ``path``; for the shipped default, every shipped preset's model, the default first
     (each checked as :meth:`OnnxPolicy.load` checks it)."""
-    if Path(path) != ONNX_MODEL:
+    if Path(path).resolve() != ONNX_MODEL.resolve():
         return [OnnxPolicy.load(path, threads)]
     return [OnnxPolicy.load(p, threads) for p in PRESET_MODELS.values() if p == ONNX_MODEL or p.is_file()]
 

@@ -29,7 +29,8 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
 def test_the_wheel_carries_the_model_and_the_page(wheel):
     names = set(wheel.namelist())
     for data in ("agents/models/cuatrola.onnx", "agents/models/cuatrola.json", "agents/models/cuatrola.pt",
-                 "cuatrola_serve/static/index.html"):
+                 "agents/models/cuatrola_traditional.onnx", "agents/models/cuatrola_traditional.json",
+                 "agents/models/cuatrola_traditional.pt", "cuatrola_serve/static/index.html"):
         assert data in names, f"{data} is not in the wheel"
     assert wheel.read("agents/models/cuatrola.onnx") == (ROOT / "agents/models/cuatrola.onnx").read_bytes()
 

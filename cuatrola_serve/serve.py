@@ -191,6 +191,9 @@ class Service:
                 "file": card["model"], "sha256": card["sha256"], "obs_version": card["obs_version"],
                 "rules": card["rules"]["name"], "decisions_trained": card["training"]["decisions"],
             },
+            "models": [] if self.bot is None else [  # one per rules preset: each game is played by its preset's
+                {"rules": p.card["rules"]["name"], "file": p.card["model"], "sha256": p.card["sha256"]}
+                for p in self.bot.policies],
             "levels": self.levels + list(BASELINES),
             "search": None if pool is None else {"ready": pool.ready, "workers": pool.workers,
                                                  "capacity": pool.capacity, "in_use": pool.in_use},

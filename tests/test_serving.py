@@ -183,6 +183,7 @@ def client(onnx_model):
 def test_service_health_and_act(client):
     h = client.get("/v1/health").json()
     assert h["status"] == "ok" and "expert" in h["levels"] and "master" in h["levels"]
+    assert [m["rules"] for m in h["models"]] == [h["model"]["rules"]], "an explicit model serves every preset alone"
     game = Game(seed=11)
     while not game.over:
         level = "master" if game.current_player % 2 else "strong"
@@ -290,3 +291,13 @@ def test_each_game_is_played_by_the_model_of_its_rules_preset(onnx_model):
     bot.with_level("strong").play(Game("traditional", seed=0))
     assert calls == ["strong"]
     assert policy_for([types.SimpleNamespace(rules=get_rules("online"))], get_rules("traditional")).rules.name == "online"
+
+
+def test_the_default_loads_the_shipped_model_of_each_preset(onnx_model):
+    from agents.models import ONNX_MODEL
+    from agents.policy import load_policies
+
+    assert [p.card["rules"]["name"] for p in load_policies()] == ["online", "traditional"]
+    another_spelling = ONNX_MODEL.parent / ".." / "models" / ONNX_MODEL.name
+    assert [p.card["rules"]["name"] for p in load_policies(str(another_spelling))] == ["online", "traditional"]
+    assert len(load_policies(onnx_model)) == 1, "a model given by path serves alone"

@@ -111,12 +111,10 @@ class PIMCAgent(Agent):
             values = pos.move_values(*window)
             for i, c in enumerate(legal):
                 v = values[c]
-                made = v >= window[1] if by_tricks else False
                 diff = 0 if by_tricks else int(np.sign(lead + v))  # team 0 minus team 1 at the end: its sign
-                won_team, value = core.hand_winner(PY, rules, view.contract, view.declarer, diff, 0, 0, view.dealer,
-                                                   5 if made else 0)
                 tie_unknown = not by_tricks and diff == 0 and rules.tie_rule == "last_trick"
-                out[i, j] = 0.0 if tie_unknown else value * (1 if won_team == me else -1)
+                out[i, j] = 0.0 if tie_unknown else _game_points(view, view.contract, view.declarer, diff,
+                                                                 by_tricks and v >= window[1])
                 if exact:
                     out[i, j] += margin_coef * (lead + v) * (1 if me == 0 else -1) / 100
         return out
@@ -140,7 +138,7 @@ class PIMCAgent(Agent):
         """(len(legal), len(worlds)) game points for my team (+ won, − lost) when I make each legal
         bid and the seats after me pass, each world's hand solved double-dummy under the contract
         (in the narrowest window that decides the winner)."""
-        me, high = view.seat & 1, view.high_bid
+        high = view.high_bid
         out = np.zeros((len(legal), len(worlds)))
         for i, a in enumerate(legal):
             contract, declarer = (a - NUM_CARDS, view.seat) if view.declares(a) else (high, view.declarer if high else -1)
@@ -151,10 +149,17 @@ class PIMCAgent(Agent):
             for j, hands in enumerate(worlds):
                 v = Position(list(hands), leader, [], 0, 0, view.trump, sitter, contract, declarer, view.rules).solve(
                     None, ALL, *window)
-                v = (5 if v >= need else 0) if by_tricks else int(np.sign(v))
                 # the solver does not say who takes the last trick: a points tie under the last-trick rule
                 # counts for team 0 (under the mano rule the engine's kernel decides it exactly)
-                won_team, value = core.hand_winner(PY, view.rules, contract, declarer, 0 if by_tricks else v, 0, 0,
-                                                   view.dealer, v if by_tricks else 0)
-                out[i, j] = value * (1 if won_team == me else -1)
+                out[i, j] = _game_points(view, contract, declarer, 0 if by_tricks else int(np.sign(v)),
+                                         by_tricks and v >= need)
         return out
+
+
+def _game_points(view: SeatView, contract: int, declarer: int, diff: int, made: bool) -> int:
+    """Game points for the acting seat's team (+ won, − lost) of a hand under ``contract`` that ends
+    with team 0 minus team 1 of sign ``diff`` (pass, solo) or with the contract ``made`` or not
+    (cuatrola, quintola), its winner decided by the engine's kernel (a points tie under the last-trick
+    rule goes to team 0: no last trick is known)."""
+    won_team, value = core.hand_winner(PY, view.rules, contract, declarer, diff, 0, 0, view.dealer, 5 if made else 0)
+    return value if won_team == (view.seat & 1) else -value

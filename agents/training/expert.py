@@ -264,13 +264,14 @@ def run(cfg: Config, run_name: str, run_dir: Path, net: PolicyValueNet, opt, rng
     rules = get_rules(cfg.rules)
     writer = SummaryWriter(str(run_dir))
     writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
+    store = LabelStore(run_dir, rules)
     if iteration == 0 and cfg.expert_data and not files:  # earlier runs' labels: copied in, fitted on first
         files = copy_given_data(cfg.expert_data, run_dir)
-        stats, obs = fit_files(net, opt, cfg, rules, run_dir, files, rng)
+        stats, obs = fit_files(net, opt, cfg, store, files, rng)
         for k, x in stats.items():
             writer.add_scalar(f"losses/{k}", x, len(obs))
         save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, 0, files, len(obs)))
-    labels = sum(len(load_data(run_dir / f)["hand"]) for f in files)
+    labels = sum(len(store.get(f)[2]) for f in files)
     with Runner(cfg.workers, cfg.ray_address or None) as runner:
         while iteration < cfg.expert_iterations and not stop["now"]:
             started = time.perf_counter()
@@ -280,7 +281,7 @@ def run(cfg: Config, run_name: str, run_dir: Path, net: PolicyValueNet, opt, rng
             save_data(run_dir / name, data)
             files = [f for f in files if f != name] + [name]
             labels += len(data["hand"])
-            stats, obs = fit_files(net, opt, cfg, rules, run_dir, files, rng)
+            stats, obs = fit_files(net, opt, cfg, store, files, rng)
             iteration += 1
             for k, x in stats.items():
                 writer.add_scalar(f"losses/{k}", x, labels)
@@ -296,12 +297,25 @@ def run(cfg: Config, run_name: str, run_dir: Path, net: PolicyValueNet, opt, rng
     return iteration, files
 
 
-def fit_files(net, opt, cfg: Config, rules: Rules, run_dir: Path, files: list[str], rng) -> tuple[dict, np.ndarray]:
+class LabelStore:
+    """A run's label files, each read and replayed once: ``get(name)`` -> (observations, masks, values)."""
+
+    def __init__(self, run_dir: Path, rules: Rules):
+        self.run_dir, self.rules = run_dir, rules
+        self._replayed: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def get(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if name not in self._replayed:  # an iteration's file is written once, before it is read
+            data = load_data(self.run_dir / name)
+            self._replayed[name] = (*replay(data, self.rules), data["values"])
+        return self._replayed[name]
+
+
+def fit_files(net, opt, cfg: Config, store: LabelStore, files: list[str], rng) -> tuple[dict, np.ndarray]:
     """Fit on the label files kept (all, or the last ``keep_iterations``); the stats and the observations."""
     kept = files[-cfg.keep_iterations:] if cfg.keep_iterations else files
-    pooled = merge([load_data(run_dir / f) for f in kept])
-    obs, mask = replay(pooled, rules)
-    return fit(net, opt, cfg, obs, mask, pooled["values"], rng), obs
+    obs, mask, values = (np.concatenate(x) for x in zip(*(store.get(f) for f in kept), strict=True))
+    return fit(net, opt, cfg, obs, mask, values, rng), obs
 
 
 def copy_given_data(given: str, run_dir: Path) -> list[str]:

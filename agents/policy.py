@@ -13,6 +13,7 @@ gives is zero off the legal mask.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from cuatrola_env.observation import OBS_DIM, OBS_VERSION
-from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, get_rules
+from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules, get_rules
 
 from .models import ONNX_MODEL, PRESET_MODELS
 
@@ -201,8 +202,9 @@ class OnnxPolicy:
         return p
 
 
-#: the rule options that change how a hand is played, by which :func:`policy_for` matches a model to a game
-PLAY_OPTIONS = ("overtake_when_trumped", "must_trump", "tie_rule", "exact_target")
+#: the rule options that change how a hand is played (every option but the name and the match target),
+#: by which :func:`policy_for` matches a model to a game
+PLAY_OPTIONS = tuple(f.name for f in dataclasses.fields(Rules) if f.name not in ("name", "target"))
 
 
 def policy_for(policies: list[OnnxPolicy], rules) -> OnnxPolicy:

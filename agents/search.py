@@ -109,6 +109,9 @@ def _policy_logp(logits: np.ndarray, mask: np.ndarray, floor: float) -> np.ndarr
         return np.log(p)
 
 
+#: how :meth:`SearchAgent.solved_values` may value a bid
+BID_VALUATIONS = ("solver", "rollout")
+
 #: rule-based agents the search can model the other seats with, by name (``opponent=heuristic``);
 #: an instance of any agent marked ``deterministic`` serves too
 OPPONENT_MODELS = {"heuristic": HeuristicAgent}
@@ -234,8 +237,8 @@ class SearchAgent(Agent):
         contract is worth with the network's own card play. The expert's targets."""
         from .pimc import PIMCAgent
 
-        if bids not in ("solver", "rollout"):
-            raise ValueError(f"bids must be solver or rollout, got {bids!r}")
+        if bids not in BID_VALUATIONS:
+            raise ValueError(f"bids must be one of {', '.join(BID_VALUATIONS)}, got {bids!r}")
         state = self._worlds(view)
         if view.phase == 0:
             if bids == "rollout":
@@ -364,4 +367,4 @@ class SearchAgent(Agent):
             ended = ended[~done[ended]]
         return value.reshape(len(legal), k)
 
-__all__ = ["SearchAgent"]
+__all__ = ["BID_VALUATIONS", "SearchAgent"]

@@ -43,10 +43,9 @@ def load_policy(path: str):
     if not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 65536 for x in (hidden, layers)):
         raise CheckpointError(f"{path}: config fields 'hidden' and 'layers' must be positive integers, "
                               f"got {hidden!r} and {layers!r}")
-    net = PolicyValueNet(hidden, layers, q_head=any(k.startswith("q_net.") for k in ck["model"])
-                         if isinstance(ck["model"], dict) else False)
     if not isinstance(ck["model"], dict):
         raise CheckpointError(f"{path}: field 'model' must be a state dict of tensors, got {type(ck['model']).__name__}")
+    net = PolicyValueNet(hidden, layers, q_head=any(k.startswith("q_net.") for k in ck["model"]))
     try:
         net.load_state_dict(ck["model"])
     except (RuntimeError, TypeError, KeyError) as e:  # a network of another shape (an older layout of the network)

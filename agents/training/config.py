@@ -14,6 +14,7 @@ from cuatrola_env import get_rules
 
 from ..checkpoint import CheckpointError, read_checkpoint
 from ..registry import make_agent
+from ..search import BID_VALUATIONS
 
 ALGORITHMS = ("ppo", "expert")
 
@@ -139,8 +140,8 @@ def parse_config(argv=None) -> tuple[Config, str | None, dict | None]:
     cfg = Config(**values)
     if cfg.algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {cfg.algorithm!r}")
-    if cfg.label_bids not in ("solver", "rollout"):
-        raise ValueError(f"label_bids must be solver or rollout, got {cfg.label_bids!r}")
+    if cfg.label_bids not in BID_VALUATIONS:
+        raise ValueError(f"label_bids must be one of {', '.join(BID_VALUATIONS)}, got {cfg.label_bids!r}")
     get_rules(cfg.rules)  # a clear error for a bad preset
     make_agent(cfg.opponent)  # a clear error for a bad opponent spec, before anything runs
     if cfg.workers < 1 or cfg.num_envs % cfg.workers:

@@ -80,6 +80,10 @@ class BotStateError(ValueError):
     """A game state the bot cannot play from; the message names the field."""
 
 
+#: the start of the refusal of a contradiction that no specific check names (none is known)
+UNNAMED = "tricks: the bids and plays contradict each other"
+
+
 # --------------------------------------------------------------------------- state
 def _int(value, field: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -134,9 +138,14 @@ def replay_state(state: dict, rng: np.random.Generator | None = None) -> tuple[G
     s = _read_state(state)
     _check_cards(s)
     rng = rng or np.random.default_rng(0)
-    game, history = _replay_bids(s, rng)
-    deal = _hidden_deal(s, game, history, rng)
-    _replay_hand(s, game, deal)
+    try:
+        game, history = _replay_bids(s, rng)
+        deal = _hidden_deal(s, game, history, rng)
+        _replay_hand(s, game, deal)
+    except (IndexError, KeyError, ValueError) as e:  # a contradiction no check above names: still a refusal
+        if isinstance(e, BotStateError):
+            raise
+        raise BotStateError(f"{UNNAMED}: {type(e).__name__}") from None
     return game, s.seat
 
 
@@ -187,8 +196,12 @@ def _check_cards(s: _SeatState) -> None:
     if len(s.hand) + len(s.mine_played) != 5:
         raise BotStateError(f"hand has {len(s.hand)} cards, but seat {s.seat} played {len(s.mine_played)}: "
                             "they must make 5")
-    muestra_played = any(c == s.muestra for _, _, c in s.plays)
-    if not muestra_played and (s.muestra in s.hand) != (s.dealer == s.seat):
+    muestra_by = [(f, seat) for f, seat, c in s.plays if c == s.muestra]
+    if muestra_by and muestra_by[0][1] != s.dealer:
+        f, seat = muestra_by[0]
+        raise BotStateError(f"{f}: seat {seat} played the muestra (card {s.muestra}), but it is the dealer's "
+                            f"(seat {s.dealer}): only the dealer holds it")
+    if not muestra_by and (s.muestra in s.hand) != (s.dealer == s.seat):
         where = "the dealer's" if s.dealer != s.seat else "this seat's (the dealer's)"
         raise BotStateError(f"muestra: card {s.muestra} is unplayed, so it is in {where} hand; hand says otherwise")
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from cuatrola_env.files import atomic_open
+from cuatrola_env.files import atomic_open, remove_stale_temporaries
 from cuatrola_env.observation import OBS_VERSION
 
 CONVERT_HINT = "python -m agents.checkpoint {path} NEW.pt --trust-pickle"
@@ -66,6 +66,7 @@ def to_arrays(tree):
 def save_checkpoint(path: str | os.PathLike, payload: dict) -> Path:
     """Write ``payload`` atomically (a temporary file in the same folder, flushed, then renamed),
     with NumPy arrays stored as tensors so that :func:`read_checkpoint` can read it safely."""
+    remove_stale_temporaries(path)  # left by a write that was killed
     with atomic_open(path, "wb") as f:
         torch.save(to_tensors(payload), f)
     return Path(path)
@@ -77,6 +78,27 @@ def _refused_global(e: pickle.UnpicklingError) -> str:
     return f"it asks for {found.group(1)}" if found else "an object the safe loader does not build"
 
 
+def check_archive(path: Path) -> None:
+    """Refuse, before anything is inflated, an archive that could take more memory than its size on
+    disk: ``torch.save`` stores every record uncompressed, so a compressed record, or one that says
+    it is larger than the bytes it occupies, is a crafted file."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            entries = z.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise CheckpointError(f"{path} is not a readable checkpoint: {e}") from None
+    size = path.stat().st_size
+    for e in entries:
+        if e.compress_type != zipfile.ZIP_STORED:
+            raise CheckpointError(f"{path}: record {e.filename!r:.80} is compressed; torch.save never compresses, "
+                                  "so the file is refused unread")
+        if e.file_size != e.compress_size:
+            raise CheckpointError(f"{path}: record {e.filename!r:.80} declares {e.file_size} bytes but occupies "
+                                  f"{e.compress_size}; the file is refused unread")
+    if sum(e.file_size for e in entries) > size:
+        raise CheckpointError(f"{path}: its records declare more bytes than the file holds ({size}); refused unread")
+
+
 def load_safely(path: str | os.PathLike):
     """``torch.load`` with ``weights_only=True``: nothing in the file is run, whatever it holds."""
     path = Path(path)
@@ -84,8 +106,9 @@ def load_safely(path: str | os.PathLike):
         raise CheckpointError(f"no checkpoint or model file at {path}")
     if not zipfile.is_zipfile(path):
         raise CheckpointError(f"{path} is not a readable checkpoint (torch.save writes a zip archive; this is not one)")
+    check_archive(path)
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        tree = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
         raise CheckpointError(
             f"{path} holds objects other than tensors, numbers and strings, so it is not loaded: loading it could "
@@ -94,6 +117,7 @@ def load_safely(path: str | os.PathLike):
         ) from None
     except Exception as e:  # noqa: BLE001 - any unreadable file
         raise CheckpointError(f"{path} is not a readable checkpoint: {str(e).splitlines()[0] if str(e) else e!r}") from None
+    return tree
 
 
 def read_checkpoint(path: str | os.PathLike, rules_name: str | None = None) -> dict:
@@ -154,4 +178,5 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["CheckpointError", "convert", "load_safely", "read_checkpoint", "save_checkpoint", "to_arrays", "to_tensors"]
+__all__ = ["CheckpointError", "check_archive", "convert", "load_safely", "read_checkpoint", "save_checkpoint", "to_arrays",
+           "to_tensors"]

@@ -111,6 +111,14 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, opts
 
 
+def is_plugin(spec) -> bool:
+    """Whether ``spec`` names a plug-in (code to import) rather than one of :data:`AGENTS`."""
+    try:
+        return ":" in parse_spec(spec)[0]
+    except ValueError:
+        return isinstance(spec, str) and spec.partition(":")[0] not in AGENTS
+
+
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """An agent from its spec; a ``ValueError`` says what is wrong with a bad one."""
     name, opts = parse_spec(spec)

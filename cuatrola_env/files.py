@@ -11,6 +11,7 @@ the target is left as it was.
 
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
 from collections.abc import Iterator
@@ -39,4 +40,16 @@ def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
         raise
 
 
-__all__ = ["atomic_open"]
+def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
+    """Remove the temporary files :func:`atomic_open` left beside ``path`` when a write was killed
+    (a process that dies cannot clean up); call it where one writer owns ``path``. The removed paths."""
+    path = Path(path)
+    if not path.parent.is_dir():
+        return []
+    stale = [p for p in path.parent.glob(glob.escape(path.name) + "*.tmp") if p.is_file()]
+    for p in stale:
+        p.unlink(missing_ok=True)
+    return stale
+
+
+__all__ = ["atomic_open", "remove_stale_temporaries"]

@@ -90,3 +90,12 @@ def running_server(app, **config):
     finally:
         srv.should_exit = True
         thread.join(timeout=10)
+
+
+def refused(capsys, message: str) -> bool:
+    """Whether the command just run ended by printing one line on stderr, ``error: ...`` holding
+    ``message``, with no traceback (what was printed before the refusal, progress bars, is ignored)."""
+    err = capsys.readouterr().err.strip()
+    last = err.splitlines()[-1] if err else ""
+    assert last.startswith("error: ") and "Traceback" not in err, err
+    return message in last

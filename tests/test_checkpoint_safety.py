@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import refused
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
@@ -46,7 +47,7 @@ def malicious(tmp_path):
     return write_malicious(tmp_path / "evil.pt", marker), marker
 
 
-def test_no_entry_point_runs_code_from_a_malicious_checkpoint(malicious, tmp_path):
+def test_no_entry_point_runs_code_from_a_malicious_checkpoint(malicious, tmp_path, capsys):
     """evaluate.py model:, train.py --resume and --init, the export: each refuses, the payload never runs."""
     from agents import evaluation as evaluate
     from agents.export import main as export_main
@@ -54,12 +55,10 @@ def test_no_entry_point_runs_code_from_a_malicious_checkpoint(malicious, tmp_pat
     evil, marker = malicious
     assert evaluate.main([f"model:{evil}", "random", "--deals", "2", "--matches", "0"]) == 2
     assert not marker.exists()
-    with pytest.raises(CheckpointError, match="could run code"):
-        train.main(["--resume", str(evil)])
-    assert not marker.exists()
-    with pytest.raises(CheckpointError, match="could run code"):
-        train.main([*TINY, "--run-dir", str(tmp_path / "r"), "--init", str(evil)])
-    assert not marker.exists()
+    assert train.main(["--resume", str(evil)]) == 2
+    assert refused(capsys, "could run code") and not marker.exists()
+    assert train.main([*TINY, "--run-dir", str(tmp_path / "r"), "--init", str(evil)]) == 2
+    assert refused(capsys, "could run code") and not marker.exists()
     assert export_main([str(evil), "--out", str(tmp_path / "x.onnx"), "--check", "0"]) == 1
     assert not marker.exists()
 
@@ -139,21 +138,22 @@ def test_resume_refuses_a_flag_that_would_change_the_run(short_run, flags, named
         train.parse_config(["--resume", str(short_run), *flags])
 
 
-def test_resume_refuses_checkpoints_that_do_not_fit_naming_the_field(short_run, tmp_path):
-    with pytest.raises(CheckpointError, match="lacks 'optimizer'"):
-        train.main(["--resume", str(ROOT / "agents/models/cuatrola.pt")])  # a slim model file
-    with pytest.raises(CheckpointError, match=r"unknown field\(s\) \['warp'\]"):
-        train.main(["--resume", edited(short_run, tmp_path / "a.pt", lambda ck: ck["config"].update(warp=1))])
-    with pytest.raises(CheckpointError, match="of field 'env' do not hold the run's 32 games"):
-        train.main(["--resume", edited(short_run, tmp_path / "b.pt", lambda ck: ck["config"].update(num_envs=32))])
+def test_resume_refuses_checkpoints_that_do_not_fit_naming_the_field(short_run, tmp_path, capsys):
+    assert train.main(["--resume", str(ROOT / "agents/models/cuatrola.pt")]) == 2  # a slim model file
+    assert refused(capsys, "lacks 'optimizer'")
+    assert train.main(["--resume", edited(short_run, tmp_path / "a.pt", lambda ck: ck["config"].update(warp=1))]) == 2
+    assert refused(capsys, "unknown field(s) ['warp']")
+    assert train.main(["--resume", edited(short_run, tmp_path / "b.pt", lambda ck: ck["config"].update(num_envs=32))]) == 2
+    assert refused(capsys, "of field 'env' do not hold the run's 32 games")
 
     def narrow(ck):
         ck["model"]["policy_net.0.weight"] = ck["model"]["policy_net.0.weight"][:, :-1]
 
-    with pytest.raises(CheckpointError, match="field 'model' does not fit"):
-        train.main(["--resume", edited(short_run, tmp_path / "c.pt", narrow)])
-    with pytest.raises(CheckpointError, match="field 'rng' does not fit"):
-        train.main(["--resume", edited(short_run, tmp_path / "d.pt", lambda ck: ck.update(rng={"bit_generator": "x"}))])
+    assert train.main(["--resume", edited(short_run, tmp_path / "c.pt", narrow)]) == 2
+    assert refused(capsys, "field 'model' does not fit")
+    bad_rng = edited(short_run, tmp_path / "d.pt", lambda ck: ck.update(rng={"bit_generator": "x"}))
+    assert train.main(["--resume", bad_rng]) == 2
+    assert refused(capsys, "field 'rng' does not fit")
 
 
 def test_sigterm_checkpoints_like_ctrl_c(tmp_path):
@@ -190,3 +190,89 @@ def test_the_learner_device_option(short_run, tmp_path, monkeypatch):
     assert cfg.device == "auto"
     cfg, _, _ = train.parse_config(["--resume", old, "--device", "cpu"])
     assert cfg.device == "cpu", "the device may change on resume"
+
+
+# --------------------------------------------------------------------------- a checkpoint is data
+def test_a_checkpoint_naming_a_plug_in_is_refused_unless_the_same_spec_is_given(short_run, tmp_path, monkeypatch, capsys):
+    """Resuming never imports a module the file names: the same spec must come from the command line."""
+    (tmp_path / "planted_agent.py").write_text(f"open({str(tmp_path / 'imported')!r}, 'w').close()\n"
+                                               "class Agent:\n    def act(self, view):\n        return 20\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = "planted_agent:Agent"
+    ck = edited(short_run, tmp_path / "plug.pt", lambda ck: ck["config"].update(opponent=spec))
+    assert train.main(["--resume", ck]) == 2
+    assert refused(capsys, "never chooses code") and not (tmp_path / "imported").exists()
+    with pytest.raises(CheckpointError, match="--opponent naming the same spec"):
+        train.parse_config(["--resume", ck, "--opponent", "heuristic"])
+    cfg, _, _ = train.parse_config(["--resume", ck, "--opponent", spec])
+    assert cfg.opponent == spec, "given again, the operator chose it"
+
+
+def test_a_checkpoint_never_chooses_the_cluster_a_resumed_run_joins(short_run, tmp_path):
+    ck = edited(short_run, tmp_path / "ray.pt", lambda ck: ck["config"].update(ray_address="203.0.113.7:6379"))
+    cfg, _, _ = train.parse_config(["--resume", ck])
+    assert cfg.ray_address == "", "the saved address is dropped: a local Ray"
+    cfg, _, _ = train.parse_config(["--resume", ck, "--ray-address", "auto"])
+    assert cfg.ray_address == "auto", "the command line may name one"
+
+
+def test_a_checkpoint_config_value_of_the_wrong_type_is_refused(short_run, tmp_path, capsys):
+    ck = edited(short_run, tmp_path / "t.pt", lambda ck: ck["config"].update(eval_deals=True))
+    assert train.main(["--resume", ck]) == 2
+    assert refused(capsys, "eval_deals must be int")
+
+
+def _rezip(src: Path, out: Path, compression: int) -> Path:
+    import zipfile
+
+    with zipfile.ZipFile(src) as z, zipfile.ZipFile(out, "w", compression) as w:
+        for info in z.infolist():
+            w.writestr(info.filename, z.read(info), compress_type=compression)
+    return out
+
+
+def test_a_compressed_checkpoint_is_refused_before_it_is_inflated(short_run, tmp_path, capsys):
+    """A record deflated (torch.save never compresses) is refused unread, by every entry point."""
+    import zipfile
+
+    from agents import evaluation as evaluate
+
+    bomb = tmp_path / "bomb.pt"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:  # 256 MB of zeros in a file of 250 KB
+        z.writestr("archive/data.pkl", b"\x80\x02}q\x00.")
+        with z.open("archive/data/0", "w") as f:
+            for _ in range(256):
+                f.write(bytes(1 << 20))
+    assert bomb.stat().st_size < 1 << 20
+    with pytest.raises(CheckpointError, match="compressed"):
+        read_checkpoint(bomb)
+    with pytest.raises(CheckpointError, match="compressed"):
+        read_checkpoint(_rezip(short_run, tmp_path / "deflated.pt", zipfile.ZIP_DEFLATED))
+    assert evaluate.main([f"model:{bomb}", "random", "--deals", "2", "--matches", "0"]) == 2
+    assert train.main(["--resume", str(bomb)]) == 2 and refused(capsys, "compressed")
+    assert read_checkpoint(_rezip(short_run, tmp_path / "stored.pt", zipfile.ZIP_STORED))["step"] == 2048
+
+
+def test_a_checkpoint_whose_records_outsize_its_tensors_is_refused(short_run, tmp_path):
+    """A tensor record padded past the storage the pickle declares (torch's reader checks the sizes)."""
+    import zipfile
+
+    out = tmp_path / "padded.pt"
+    with zipfile.ZipFile(short_run) as z, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as w:
+        for info in z.infolist():
+            data = z.read(info)
+            w.writestr(info, data + bytes(1 << 20) if info.filename.split("/")[-2:-1] == ["data"] else data)
+    with pytest.raises(CheckpointError, match="record size"):
+        read_checkpoint(out)
+
+
+def test_a_killed_checkpoint_write_leaves_no_temporary_file_behind(short_run, tmp_path):
+    from agents.checkpoint import save_checkpoint
+
+    stale = tmp_path / "checkpoint.pt8f3k1.tmp"
+    stale.write_bytes(b"half a checkpoint")
+    other = tmp_path / "notes.pt.tmp"
+    other.write_bytes(b"")
+    save_checkpoint(tmp_path / "checkpoint.pt", read_checkpoint(short_run))
+    assert not stale.exists() and other.exists(), "only the checkpoint's own temporaries are removed"
+    assert read_checkpoint(tmp_path / "checkpoint.pt")["step"] == 2048

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import refused
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("numba")
@@ -180,12 +181,12 @@ def test_tiny_expert_iteration_end_to_end(tmp_path, monkeypatch):
     assert ck["iteration"] == 3 and len(ck["data"]) == 3 and (run / "data/iteration_2.npz").is_file()
 
 
-def test_expert_resume_refuses_a_missing_label_file(tmp_path):
+def test_expert_resume_refuses_a_missing_label_file(tmp_path, capsys):
     assert train.main([*TINY, "--expert-iterations", "1", "--run-dir", str(tmp_path)]) == 0
     (run,) = list(tmp_path.iterdir())
     (run / "data/iteration_0.npz").unlink()
-    with pytest.raises(train.CheckpointError, match="iteration_0.npz"):
-        train.main(["--resume", str(run / "checkpoint.pt"), "--expert-iterations", "2"])
+    assert train.main(["--resume", str(run / "checkpoint.pt"), "--expert-iterations", "2"]) == 2
+    assert refused(capsys, "iteration_0.npz")
 
 
 def test_expert_config_refuses_an_unknown_algorithm():
@@ -202,7 +203,7 @@ def test_label_data_is_compact(tmp_path):
     assert all(np.array_equal(back[k], data[k], equal_nan=True) for k in expert.FIELDS)
 
 
-def test_a_run_can_start_from_earlier_label_files(tmp_path):
+def test_a_run_can_start_from_earlier_label_files(tmp_path, capsys):
     """--expert-data: the files are copied in and fitted on, and labelling then uses inference."""
     assert train.main([*TINY, "--expert-iterations", "1", "--run-dir", str(tmp_path / "a")]) == 0
     (first,) = list((tmp_path / "a").iterdir())
@@ -217,8 +218,8 @@ def test_a_run_can_start_from_earlier_label_files(tmp_path):
     (fitted,) = list((tmp_path / "d").iterdir())
     ck = read_checkpoint(str(fitted / "checkpoint.pt"))
     assert ck["data"] == ["data/given_0.npz"] and ck["iteration"] == 0 and ck["step"] == len(a["hand"]), "a fit alone"
-    with pytest.raises(train.CheckpointError, match="does not exist"):
-        train.main([*TINY, "--expert-data", str(tmp_path / "nope.npz"), "--run-dir", str(tmp_path / "c")])
+    assert train.main([*TINY, "--expert-data", str(tmp_path / "nope.npz"), "--run-dir", str(tmp_path / "c")]) == 2
+    assert refused(capsys, "does not exist")
 
 
 @pytest.mark.parametrize("preset,margin", [("online", 0.0), ("traditional", 0.0), ("online", 0.5)])
@@ -259,3 +260,18 @@ def test_windowed_card_values_equal_the_exact_solve(preset, margin):
             assert (abs(v) < 1e-9) if won is None else (v == (worth if won else -worth) and worth in (1, 2, 4, 5)), seed
             checked += 1
     assert checked >= 40
+
+
+@pytest.mark.parametrize("field,value", [("values", np.inf), ("values", -np.inf), ("score", -3), ("dealer", 7),
+                                         ("muestra", 20)])
+def test_a_label_file_with_a_value_out_of_range_is_refused(tmp_path, field, value):
+    data = expert.label_hands(fresh_weights(), (16, 2), "online", OPTIONS, seed=6, hands=2)
+    data[field] = data[field].copy()
+    if field == "values":
+        row, col = np.argwhere(~np.isnan(data["values"]))[0]
+        data["values"][row, col] = value
+    else:
+        data[field].flat[0] = value
+    expert.save_data(tmp_path / "bad.npz", data)
+    with pytest.raises(train.CheckpointError, match=f"field '{field}' holds values outside"):
+        expert.load_data(tmp_path / "bad.npz")

@@ -13,7 +13,7 @@ import yaml
 from cuatrola_env import get_rules
 
 from ..checkpoint import CheckpointError, read_checkpoint
-from ..registry import make_agent
+from ..registry import is_plugin, make_agent
 from ..search import BID_VALUATIONS
 
 ALGORITHMS = ("ppo", "expert")
@@ -92,10 +92,25 @@ class Config:
         default="", metadata={"help": "fine-tune: start from the network in this checkpoint or model file (fresh optimiser; "
                                     "any rules preset)"})
 
+    def __post_init__(self):
+        """Each field of the type of its default (an integer where a float is asked is taken as one;
+        a boolean is never a number): a YAML preset or a checkpoint with a value of another type is
+        refused naming the field."""
+        for f in dataclasses.fields(self):
+            value, kind = getattr(self, f.name), type(f.default)
+            if kind is float and type(value) is int:
+                setattr(self, f.name, float(value))
+            elif type(value) is not kind:
+                raise ValueError(f"config field {f.name} must be {kind.__name__}, got {value!r:.60}")
+
 
 #: config fields a resumed run may change: they alter how long it runs and how it reports, not what it learns
 RESUMABLE = ("total_decisions", "expert_iterations", "checkpoint_minutes", "eval_every", "eval_deals", "torch_threads",
-             "device")
+             "device", "ray_address")
+
+#: config fields a checkpoint's data must never choose on resume: a cluster to reach (taken from the
+#: command line only, else a local Ray) and code to import (a plug-in spec, taken only if given again)
+FROM_COMMAND_LINE = ("ray_address",)
 
 #: fields added after checkpoints were first written, with the value every older run had
 EXPERT_FIELDS = tuple(f.name for f in dataclasses.fields(Config) if f.name in ("algorithm", "tau", "q_coef", "keep_iterations")
@@ -153,7 +168,10 @@ def parse_config(argv=None) -> tuple[Config, str | None, dict | None]:
 def resumed_config(saved: dict, given: dict) -> Config:
     """The saved run's config with the ``given`` fields applied; a field that would change what the
     run learns is refused (:class:`CheckpointError` naming it), never dropped in silence."""
-    saved = {**LATER_FIELDS, **saved}
+    saved = {**LATER_FIELDS, **saved, **{k: LATER_FIELDS[k] for k in FROM_COMMAND_LINE}}
+    if is_plugin(saved["opponent"]) and given.get("opponent") != saved["opponent"]:
+        raise CheckpointError(f"the checkpoint's run plays against the plug-in agent {saved['opponent']!r:.100}, and a "
+                              "file never chooses code to import: resume with --opponent naming the same spec")
     refused = sorted(k for k, v in given.items() if k not in RESUMABLE and saved[k] != v)
     if refused:
         changes = ", ".join(f"--{k.replace('_', '-')} {given[k]!r} (the run has {saved[k]!r})" for k in refused)

@@ -39,6 +39,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +52,7 @@ from cuatrola_env import engine
 from cuatrola_env.files import atomic_open
 from cuatrola_env.game import Game
 from cuatrola_env.observation import OBS_DIM, OBS_VERSION, observe
-from cuatrola_env.rules import NUM_ACTIONS, Rules, get_rules
+from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules, get_rules
 
 from ..base import seat_view
 from ..checkpoint import CheckpointError, save_checkpoint
@@ -62,6 +63,9 @@ from .config import Config
 
 MAX_DECISIONS = 24  #: actions in a hand at most: four bids and twenty cards
 FIELDS = ("deal", "dealer", "muestra", "score", "actions", "length", "hand", "step", "values")
+
+#: the largest label value a file may hold (game points a hand, with a card-point margin share)
+MAX_LABEL_VALUE = 64.0
 
 
 class TorchPolicy:
@@ -250,11 +254,48 @@ def load_data(path: Path) -> dict:
     """One iteration's data (plain arrays: ``allow_pickle`` stays off)."""
     if not Path(path).is_file():
         raise CheckpointError(f"label file {path} does not exist")
-    with np.load(path, allow_pickle=False) as d:
-        missing = [k for k in FIELDS if k not in d]
-        if missing:
-            raise CheckpointError(f"{path} is not a label file: it lacks {missing}")
-        return {k: d[k] for k in FIELDS}
+    try:
+        with np.load(path, allow_pickle=False) as d:
+            missing = [k for k in FIELDS if k not in d]
+            if missing:
+                raise CheckpointError(f"{path} is not a label file: it lacks {missing}")
+            data = {k: d[k] for k in FIELDS}
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
+        if isinstance(e, CheckpointError):
+            raise
+        raise CheckpointError(f"{path} is not a readable label file: {e}") from None
+    check_data(data, path)
+    return data
+
+
+#: per field of a label file: its dtype (integer fields may be any integer type), its shape after the row
+#: count (of hands, or of labels), and its range
+DATA_SCHEMA = {
+    "deal": (np.uint32, ("hands", 4), 0, (1 << NUM_CARDS) - 1),
+    "dealer": (np.int8, ("hands",), 0, 3),
+    "muestra": (np.int8, ("hands",), 0, NUM_CARDS - 1),
+    "score": (np.int16, ("hands", 2), 0, 10_000),
+    "actions": (np.int8, ("hands", MAX_DECISIONS), -1, NUM_ACTIONS - 1),
+    "length": (np.int8, ("hands",), 0, MAX_DECISIONS),
+    "hand": (np.int32, ("labels",), 0, None),
+    "step": (np.int8, ("labels",), 0, MAX_DECISIONS - 1),
+    "values": (np.float16, ("labels", NUM_ACTIONS), -MAX_LABEL_VALUE, MAX_LABEL_VALUE),
+}
+
+
+def check_data(data: dict, path) -> None:
+    """Raise :class:`CheckpointError` naming the first field of a label file with the wrong dtype or
+    shape, or a value out of its range (a value may be NaN, an action that was not legal; never infinite)."""
+    rows = {"hands": len(data["dealer"]), "labels": len(data["hand"])}
+    for k, (dtype, shape, lo, hi) in DATA_SCHEMA.items():
+        x, want = data[k], tuple(rows.get(d, d) for d in shape)
+        kinds = "f" if np.dtype(dtype).kind == "f" else "iu"
+        if x.dtype.kind not in kinds or x.shape != want:
+            raise CheckpointError(f"{path}: field {k!r} is {x.dtype} {x.shape}, a label file holds {np.dtype(dtype)} {want}")
+        finite = x[~np.isnan(x)] if x.dtype.kind == "f" else x
+        hi = rows["hands"] - 1 if hi is None else hi
+        if finite.size and (not np.isfinite(finite).all() or finite.min() < lo or finite.max() > hi):
+            raise CheckpointError(f"{path}: field {k!r} holds values outside {lo}..{hi}")
 
 
 def run(cfg: Config, run_name: str, run_dir: Path, net: PolicyValueNet, opt, rng: np.random.Generator,

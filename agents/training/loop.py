@@ -12,12 +12,13 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import yaml
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from cuatrola_env import get_rules
 
-from ..checkpoint import save_checkpoint
+from ..checkpoint import CheckpointError, save_checkpoint
 from ..network import PolicyValueNet
 from . import expert
 from .actors import ShardedPlay
@@ -44,9 +45,31 @@ def stop_signals():
             signal.signal(sig, handler)
 
 
+#: what refuses a run before it starts: the config, the checkpoint or the files it names
+REFUSALS = (CheckpointError, ValueError, OSError, yaml.YAMLError)
+
+
 def main(argv=None) -> int:
-    cfg, resume, ck = parse_config(argv)
-    init = initial_weights(cfg) if cfg.init and not ck else None  # checked before anything is written
+    """``train.py``: a refused config, checkpoint or data file is one line on stderr and exit status 2."""
+    try:
+        cfg, resume, ck = parse_config(argv)
+        init = initial_weights(cfg) if cfg.init and not ck else None  # checked before anything is written
+    except REFUSALS as e:
+        return _refuse(e)
+    try:
+        return train(cfg, resume, ck, init)
+    except CheckpointError as e:  # a file the run reads as it goes (a resumed run's label data)
+        return _refuse(e)
+
+
+def _refuse(e: BaseException) -> int:
+    text = str(e).strip()
+    print(f"error: {text.splitlines()[0] if text else type(e).__name__}", file=sys.stderr)
+    return 2
+
+
+def train(cfg, resume: str | None, ck: dict | None, init: dict | None) -> int:
+    """The run of ``cfg`` (resumed from ``ck`` at ``resume``, or started from the weights ``init``)."""
     run_name = ck["run_name"] if ck else f"{cfg.exp_name}_{cfg.seed}_{int(time.time())}"
     run_dir = Path(resume).parent if resume else Path(cfg.run_dir) / run_name  # a resumed run goes on beside its checkpoint
     run_dir.mkdir(parents=True, exist_ok=True)

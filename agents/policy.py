@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from cuatrola_env.files import loads_bounded
 from cuatrola_env.observation import OBS_DIM, OBS_VERSION
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules, get_rules
 
 from .models import ONNX_MODEL, PRESET_MODELS
+from .onnx_scan import MalformedModel, external_tensors
 
 
 @dataclass(frozen=True)
@@ -88,9 +89,9 @@ def read_card(path: Path) -> dict:
     if not card_path.is_file():
         raise ModelError(f"no model card at {card_path} (python -m agents.export writes both)")
     try:
-        card = json.loads(card_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
-        raise ModelError(f"{card_path} is not valid JSON: {_first_line(e)}") from None
+        card = loads_bounded(card_path.read_bytes())
+    except (ValueError, RecursionError) as e:  # malformed JSON, not UTF-8, or a number out of range
+        raise ModelError(f"{card_path} is not a valid model card: {_first_line(e)}") from None
     if not isinstance(card, dict):
         raise ModelError(f"{card_path} must hold a JSON object")
     for field, kind in CARD_FIELDS.items():
@@ -109,6 +110,18 @@ def read_card(path: Path) -> dict:
     if not isinstance(decisions, int) or isinstance(decisions, bool) or decisions < 0:
         raise ModelError(f"{card_path}: field 'training.decisions' must be a count, got {decisions!r:.60}")
     return card
+
+
+def check_self_contained(data: bytes, path: Path) -> None:
+    """Raise :class:`ModelError` if a tensor of the graph keeps its values outside the file (weights
+    the card's SHA-256 does not cover, read from wherever the process happens to run)."""
+    try:
+        external = external_tensors(data)
+    except MalformedModel as e:
+        raise ModelError(f"{path} is not a valid ONNX model: {e}") from None
+    if external:
+        raise ModelError(f"{path}: tensor(s) {external[:5]} keep their data in external files; a model must hold "
+                         "all its weights (python -m agents.export writes one that does)")
 
 
 def check_graph(session, path: Path) -> None:
@@ -174,6 +187,7 @@ class OnnxPolicy:
         data = path.read_bytes()
         if card["sha256"] != hashlib.sha256(data).hexdigest():
             raise ModelError(f"{path} does not match its card {path.with_suffix('.json')} (SHA-256 differs)")
+        check_self_contained(data, path)
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1

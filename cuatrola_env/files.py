@@ -12,6 +12,7 @@ the target is left as it was.
 from __future__ import annotations
 
 import glob
+import json
 import os
 import tempfile
 from collections.abc import Iterator
@@ -52,4 +53,31 @@ def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
     return stale
 
 
-__all__ = ["atomic_open", "remove_stale_temporaries"]
+#: the largest magnitude of an integer in a JSON file this project reads (a 64-bit signed integer)
+MAX_JSON_INT = 2**63 - 1
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > 19 or abs(int(text)) > MAX_JSON_INT:
+        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits is out of range (at most {MAX_JSON_INT})")
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is out of range")
+    return value
+
+
+def _no_constant(text: str):
+    raise ValueError(f"{text} is not a JSON number")
+
+
+def loads_bounded(text: str | bytes):
+    """``json.loads`` in which every number is finite and every integer fits 64 bits (NaN, Infinity,
+    ``1e400`` and a 5,000-digit integer raise :class:`ValueError`, as a malformed file does)."""
+    return json.loads(text, parse_int=_bounded_int, parse_float=_finite_float, parse_constant=_no_constant)
+
+
+__all__ = ["atomic_open", "loads_bounded", "remove_stale_temporaries"]

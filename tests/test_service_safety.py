@@ -310,3 +310,60 @@ def test_the_bot_masks_a_model_that_ignores_the_mask(onnx_model, tmp_path):
             assert r.status_code == 200, r.text
             assert r.json()["action"] in game.legal_actions()
         game.step(r.json()["action"])
+
+
+def _external(path: Path, tensor_names: set[str]) -> None:
+    """Move the named initializers of the model at ``path`` to an external file beside it (w.bin)."""
+    from onnx import external_data_helper, load, save
+
+    model = load(str(path))
+    for t in model.graph.initializer:
+        if t.name in tensor_names:
+            external_data_helper.set_external_data(t, location="w.bin")
+            (path.parent / "w.bin").write_bytes(t.raw_data or np.array(t.float_data, np.float32).tobytes())
+            t.ClearField("raw_data")
+            t.ClearField("float_data")
+            t.data_location = 1  # EXTERNAL
+    save(model, str(path))
+
+
+def test_a_model_whose_weights_live_outside_the_file_is_refused(onnx_model, tmp_path, monkeypatch):
+    """External initializers would be read from the current folder, unhashed: refused at load, so
+    neither the bot nor the service ever serves them."""
+    from onnx import TensorProto, helper, load, numpy_helper, save
+
+    from cuatrola_serve.bot import Bot, ModelError
+
+    path, card = _copy_model(onnx_model, tmp_path)
+    first = load(str(path)).graph.initializer[0].name
+    _external(path, {first})
+    _write_card(path, card)
+    monkeypatch.chdir(tmp_path)  # where onnxruntime would find w.bin
+    with pytest.raises(ModelError, match="external files"):
+        Bot.load(path)
+    # the same inside a subgraph: a Constant node's tensor within an If branch
+    path, card = _copy_model(onnx_model, tmp_path)
+    model = load(str(path))
+    const = numpy_helper.from_array(np.zeros(1, np.float32), "c")
+    const.ClearField("raw_data")
+    const.data_location = 1
+    const.external_data.add(key="location", value="w.bin")
+    branch = helper.make_graph([helper.make_node("Constant", [], ["k"], value=const)], "b", [],
+                               [helper.make_tensor_value_info("k", TensorProto.FLOAT, [1])])
+    model.graph.node.append(helper.make_node("If", ["cond"], ["unused"], then_branch=branch, else_branch=branch))
+    save(model, str(path))
+    _write_card(path, card)
+    with pytest.raises(ModelError, match="external files"):
+        Bot.load(path)
+
+
+def test_a_model_card_with_an_absurd_number_is_a_model_error(onnx_model, tmp_path):
+    from cuatrola_serve.bot import Bot, ModelError
+
+    path, card = _copy_model(onnx_model, tmp_path)
+    _write_card(path, card)
+    text = path.with_suffix(".json").read_text()
+    for bad in ("9" * 5000, "1e400", "NaN", str(2**64)):
+        path.with_suffix(".json").write_text(text.replace('"obs_version": 1', f'"obs_version": {bad}'))
+        with pytest.raises(ModelError, match="not a valid model card"):
+            Bot.load(path)

@@ -26,7 +26,7 @@ import json
 import os
 from pathlib import Path
 
-from .files import atomic_open
+from .files import atomic_open, loads_bounded
 from .game import RECORD_FORMAT, RECORD_VERSION, Game
 from .rules import CONTRACT_NAMES, MAX_DECISIONS_PER_HAND, NUM_ACTIONS, NUM_CARDS, SUIT_NAMES, action_name, card_name, get_rules
 
@@ -35,6 +35,8 @@ MAX_RECORD_BYTES = 4 * 1024 * 1024
 
 TOP_KEYS = {"format", "version", "rules", "mode", "hands", "match"}
 HAND_KEYS = {"dealer", "muestra", "hands", "score_before", "actions", "seats", "result"}
+MAX_GAME_POINTS = 100  #: bound of a hand's game points in a record (a quintola is worth far fewer)
+MAX_HAND_POINTS = 1_000  #: bound of a team's card and cante points in a hand (120 cards and 4 cantes are far fewer)
 RESULT_KEYS = {"contract", "declarer", "winner_team", "game_points", "points", "cante_points", "tricks_won",
                "trick_winners", "cantes", "score_after"}
 
@@ -54,6 +56,8 @@ def load_record(path: str | os.PathLike, max_bytes: int = MAX_RECORD_BYTES) -> d
     """Read a record file of at most ``max_bytes`` and check its shape (not yet its plays: see
     :func:`replay`); :class:`RecordError` says what is wrong, whatever the file holds."""
     path = Path(path)
+    if not _is_int(max_bytes) or max_bytes < 1:
+        raise RecordError(f"max_bytes must be a positive number of bytes, got {max_bytes!r:.40}")
     try:
         with open(path, "rb") as f:
             data = f.read(max_bytes + 1)
@@ -66,11 +70,13 @@ def load_record(path: str | os.PathLike, max_bytes: int = MAX_RECORD_BYTES) -> d
     if len(data) > max_bytes:
         raise RecordError(f"{path} is larger than {max_bytes} bytes (the limit; --max-bytes raises it)")
     try:
-        rec = json.loads(data.decode("utf-8"))
+        rec = loads_bounded(data.decode("utf-8"))
     except UnicodeDecodeError as e:
         raise RecordError(f"{path} is not UTF-8 text: byte {e.start} is {data[e.start:e.start + 1]!r}") from None
     except json.JSONDecodeError as e:
         raise RecordError(f"{path} is not JSON: {e}") from None
+    except ValueError as e:  # a number out of range (NaN, 1e400, a 5,000-digit integer)
+        raise RecordError(f"{path} is not a valid record: {e}") from None
     except RecursionError:
         raise RecordError(f"{path} nests JSON too deeply to be a record") from None
     check_record(rec)
@@ -125,6 +131,31 @@ def _check_hand(h, i: int) -> None:
         if set(result) != RESULT_KEYS:
             raise RecordError(f"{f}.result must have exactly the keys {sorted(RESULT_KEYS)}: "
                               f"unknown {sorted(set(result) - RESULT_KEYS)}, missing {sorted(RESULT_KEYS - set(result))}")
+        _check_result(result, f"{f}.result")
+
+
+def _int_in(value, field: str, lo: int, hi: int, none: bool = False) -> None:
+    """``value`` must be an integer in ``lo..hi`` (a boolean or a float is not one), or None if ``none``."""
+    if not (none and value is None) and not (_is_int(value) and lo <= value <= hi):
+        raise RecordError(f"{field} must be {'null or ' if none else ''}an integer in {lo}..{hi}, got {value!r:.40}")
+
+
+def _check_result(res: dict, f: str) -> None:
+    """Every stored result value of its exact type and in its range, before anything reads or compares it."""
+    if res["contract"] not in CONTRACT_NAMES:
+        raise RecordError(f"{f}.contract must be one of {', '.join(CONTRACT_NAMES)}, got {res['contract']!r:.40}")
+    _int_in(res["declarer"], f"{f}.declarer", 0, 3, none=True)
+    _int_in(res["winner_team"], f"{f}.winner_team", 0, 1)
+    _int_in(res["game_points"], f"{f}.game_points", 0, MAX_GAME_POINTS)
+    _ints(res["points"], f"{f}.points", 0, MAX_HAND_POINTS, length=2)
+    _ints(res["cante_points"], f"{f}.cante_points", 0, MAX_HAND_POINTS, length=2)
+    _ints(res["tricks_won"], f"{f}.tricks_won", 0, 5, length=4)
+    _ints(res["trick_winners"], f"{f}.trick_winners", 0, 3, max_length=5)
+    _ints(res["score_after"], f"{f}.score_after", 0, 10_000, length=2)
+    if not isinstance(res["cantes"], list) or len(res["cantes"]) > 5:
+        raise RecordError(f"{f}.cantes must be a list of at most 5 entries (one per trick)")
+    for j, c in enumerate(res["cantes"]):
+        _int_in(c, f"{f}.cantes[{j}]", 0, 3, none=True)
 
 
 def check_record(rec: dict) -> None:
@@ -155,6 +186,8 @@ def check_record(rec: dict) -> None:
         summary = rec.get("match")
         if not isinstance(summary, dict) or set(summary) != {"final_score", "winner_team"}:
             raise RecordError("'match' must be an object with exactly 'final_score' and 'winner_team' (a finished match)")
+        _ints(summary["final_score"], "match.final_score", 0, 10_000, length=2)
+        _int_in(summary["winner_team"], "match.winner_team", 0, 1)
 
 
 def replay(rec: dict) -> list[dict]:

@@ -23,6 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-bytes", type=int, default=MAX_RECORD_BYTES,
                    help=f"refuse a file larger than this (default {MAX_RECORD_BYTES})")
     a = p.parse_args(argv)
+    if a.max_bytes < 1:
+        p.error(f"--max-bytes must be a positive number of bytes, got {a.max_bytes}")
     try:
         rec = load_record(a.file, a.max_bytes)
         if a.check:  # before printing: only a record that replays is described

@@ -196,7 +196,7 @@ def test_files_that_are_not_records_exit_2(tmp_path):
         (tmp_path / name).write_bytes(data)
     (tmp_path / "dir.json").mkdir()
     for name, message in [("deep.json", "nests JSON too deeply"), ("latin1.json", "not UTF-8"),
-                          ("nan.json", "unsupported record version"), ("dir.json", "is a directory")]:
+                          ("nan.json", "NaN is not a JSON number"), ("dir.json", "is a directory")]:
         out = _check_cli(tmp_path / name)
         assert out.returncode == 2 and message in out.stderr, (name, out.stderr)
         assert "Traceback" not in out.stderr
@@ -211,3 +211,39 @@ def test_every_untampered_record_checks(tmp_path):
         path = save_record(random_record(300 + i, rules, mode), tmp_path / f"r{i}.json")
         out = _check_cli(path)
         assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize("check", [[], ["--check"]])
+def test_absurd_values_are_refused_in_print_mode_as_in_check_mode(tmp_path, check):
+    """Each a one-line refusal (exit 2, no traceback), whether or not the record is replayed."""
+    rec = random_record(7)
+    text = json.dumps(rec)
+    cases = {
+        "digits": text.replace('"dealer": ', '"dealer": ' + "9" * 5000 + ", \"x\": ", 1),
+        "cantes": _with_result(rec, cantes=[7] * len(rec["hands"][0]["result"]["cantes"] or [0])),
+        "float": _with_result(rec, game_points=float(rec["hands"][0]["result"]["game_points"])),
+        "bool": _with_result(rec, winner_team=bool(rec["hands"][0]["result"]["winner_team"])),
+        "declarer": _with_result(rec, declarer=9),
+    }
+    for name, data in cases.items():
+        (tmp_path / f"{name}.json").write_text(data)
+        out = subprocess.run([sys.executable, "-m", "cuatrola_env.replay", str(tmp_path / f"{name}.json"), *check],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 2 and out.stderr.startswith("error: "), (name, out.stderr)
+        assert "Traceback" not in out.stderr and out.stderr.count("\n") == 1, (name, out.stderr)
+
+
+def _with_result(rec: dict, **fields) -> str:
+    bad = copy.deepcopy(rec)
+    bad["hands"][0]["result"].update(fields)
+    return json.dumps(bad)
+
+
+def test_max_bytes_must_be_positive(tmp_path):
+    path = save_record(random_record(2), tmp_path / "r.json")
+    for bad in ("-2", "0"):
+        out = subprocess.run([sys.executable, "-m", "cuatrola_env.replay", str(path), "--max-bytes", bad],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 2 and "--max-bytes must be a positive" in out.stderr
+    with pytest.raises(RecordError, match="max_bytes must be a positive"):
+        load_record("/dev/zero", -2)

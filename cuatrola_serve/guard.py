@@ -25,6 +25,7 @@ process that answers ``/v1/health`` and the cheap levels: those never wait behin
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import multiprocessing
 import os
@@ -47,7 +48,11 @@ class ServiceLimits:
     max_body: int = field(default=16 * 1024, metadata={"help": "largest request body, in bytes (413 beyond)"})
     body_timeout: float = field(default=10.0, metadata={"help": "seconds a request body may take to arrive (408 beyond)"})
     header_timeout: float = field(default=10.0, metadata={"help": "seconds a connection may take to send its headers"})
-    max_connections: int = field(default=1000, metadata={"help": "open connections and requests at once (503 beyond)"})
+    header_bytes: int = field(default=16 * 1024, metadata={
+        "help": "largest request line and headers, in bytes (431 beyond, and the connection closed)"})
+    max_connections: int = field(default=1000, metadata={"help": "open connections in all (503 beyond)"})
+    connections_per_client: int = field(default=32, metadata={
+        "help": "open connections from one address (503 beyond; a trusted proxy is not capped)"})
     search_workers: int = field(default=1, metadata={"help": "processes running level master (one core each)"})
     search_queue: int = field(default=4, metadata={"help": "master requests that may wait for a worker (503 beyond)"})
     search_per_client: int = field(default=2, metadata={"help": "master requests one client may have running or waiting"})
@@ -72,12 +77,121 @@ class Busy(Exception):
         self.retry_after = retry_after
 
 
-# --------------------------------------------------------------------------- request bodies
-def _json_answer(status: int, detail: str) -> tuple[dict, dict]:
+# --------------------------------------------------------------------------- answers below the app
+#: headers on every answer: no sniffing, no framing, no referrer; the page's scripts and styles
+#: come from the service itself (no inline script, no CDN)
+SECURITY_HEADERS = (
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"content-security-policy", b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                                 b"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+)
+
+REASONS = {400: "Bad Request", 408: "Request Timeout", 413: "Content Too Large", 421: "Misdirected Request",
+           431: "Request Header Fields Too Large", 503: "Service Unavailable"}
+
+
+def _json_answer(status: int, detail: str, retry_after: int | None = None) -> tuple[dict, dict]:
+    """The ASGI messages of a JSON error answer."""
     body = json.dumps({"detail": detail}).encode()
-    start = {"type": "http.response.start", "status": status,
-             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]}
-    return start, {"type": "http.response.body", "body": body}
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *SECURITY_HEADERS]
+    if retry_after is not None:
+        headers.append((b"retry-after", str(retry_after).encode()))
+    return {"type": "http.response.start", "status": status, "headers": headers}, {"type": "http.response.body", "body": body}
+
+
+def raw_json_answer(status: int, detail: str, retry_after: int | None = None) -> bytes:
+    """The same answer as HTTP/1.1 bytes, closing the connection: for a refusal made before any
+    request is parsed (too many connections, headers too long, malformed framing)."""
+    start, body = _json_answer(status, detail, retry_after)
+    head = [f"HTTP/1.1 {status} {REASONS[status]}".encode(), *(k + b": " + v for k, v in start["headers"]),
+            b"connection: close"]
+    return b"\r\n".join(head) + b"\r\n\r\n" + body["body"]
+
+
+# --------------------------------------------------------------------------- who a client is
+class ClientAddresses:
+    """A request's client: its peer's address, or, when the peer is a trusted proxy (``--trusted-proxy
+    CIDR``), the right-most address of ``X-Forwarded-For`` that is not a trusted proxy. Forwarded
+    headers from anyone else are ignored, so that no client can pose as many."""
+
+    def __init__(self, trusted: tuple[str, ...] = ()):
+        try:
+            self.trusted = tuple(ipaddress.ip_network(c, strict=False) for c in trusted)
+        except ValueError as e:
+            raise ValueError(f"trusted proxy: {e}") from None
+
+    def is_trusted(self, address: str | None) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in net for net in self.trusted)
+
+    def of(self, scope) -> str:
+        peer = scope["client"][0] if scope.get("client") else "unknown"
+        if not self.trusted or not self.is_trusted(peer):
+            return peer
+        hops = [h.strip() for v in _header_values(scope, b"x-forwarded-for") for h in v.split(",")]
+        for hop in reversed(hops):
+            if not self.is_trusted(hop):
+                return _address(hop)
+        return peer
+
+
+def _header_values(scope, name: bytes) -> list[str]:
+    return [v.decode("latin-1") for k, v in scope["headers"] if k == name]
+
+
+def _address(hop: str) -> str:
+    """A forwarded hop as an address (an unparsable one kept as text: it still keys its own limits)."""
+    try:
+        return str(ipaddress.ip_address(hop))
+    except ValueError:
+        return hop[:64]
+
+
+# --------------------------------------------------------------------------- host and headers
+class HostAndHeaders:
+    """ASGI middleware: the security headers on every answer, and, with ``allowed_hosts``, a request
+    whose ``Host`` is not one of them answered 421 (a page on another name cannot reach the service
+    through DNS rebinding)."""
+
+    def __init__(self, app, allowed_hosts: tuple[str, ...] | None = None):
+        self.app = app
+        self.allowed = None if allowed_hosts is None else {h.lower() for h in allowed_hosts}
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        if self.allowed is not None and _host_name(scope) not in self.allowed:
+            for message in _json_answer(421, f"host {_host_name(scope)[:80]!r} is not served here"):
+                await send(message)
+            return None
+
+        async def with_headers(message):
+            if message["type"] == "http.response.start":
+                have = {k.lower() for k, _ in message.get("headers", [])}
+                message = {**message, "headers": [*message.get("headers", []),
+                                                  *(h for h in SECURITY_HEADERS if h[0] not in have)]}
+            await send(message)
+
+        return await self.app(scope, receive, with_headers)
+
+
+def _host_name(scope) -> str:
+    """The request's Host header without its port (``[::1]:8000`` -> ``::1``)."""
+    host = next(iter(_header_values(scope, b"host")), "").strip().lower()
+    if host.startswith("["):
+        return host[1:].split("]")[0]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+
+
+# --------------------------------------------------------------------------- request bodies
 
 
 class RequestGuard:
@@ -124,36 +238,76 @@ class RequestGuard:
             await send(message)
 
 
-def header_timeout(protocol: type, seconds: float) -> type:
-    """A subclass of uvicorn's HTTP ``protocol`` that closes a connection which has not sent a whole
-    request's headers ``seconds`` after it opened or after its last response (slow or stalled clients)."""
+def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddresses | None = None) -> type:
+    """A subclass of uvicorn's HTTP ``protocol`` that guards each connection before the app sees it:
 
-    class HeaderTimeout(protocol):
+    - at most ``limits.max_connections`` open connections, and ``limits.connections_per_client``
+      from one address (a trusted proxy's aside): beyond, a JSON 503 with ``Retry-After``, closed;
+    - a request line and headers of at most ``limits.header_bytes`` bytes (a JSON 431, closed: no
+      header line grows without end, whatever the parser);
+    - whole headers within ``limits.header_timeout`` seconds of the connection opening or of its
+      last answer (else closed: slow or stalled clients);
+    - malformed framing answered with a JSON 400, closed.
+    """
+    clients = clients or ClientAddresses()
+    open_by_peer: dict[str, int] = {}  # shared by every connection of this server
+
+    class Guarded(protocol):
         _header_timer = None
         _waiting_cycle = None
+        _peer = None
+        _header_bytes = 0
 
         def connection_made(self, transport):
             super().connection_made(transport)
+            self._peer = self.client[0] if self.client else "unknown"
+            open_by_peer[self._peer] = open_by_peer.get(self._peer, 0) + 1
+            if len(self.connections) > limits.max_connections:
+                return self._refuse(503, f"the service has its maximum of {limits.max_connections} connections open; "
+                                         "retry shortly", retry_after=1)
+            if open_by_peer[self._peer] > limits.connections_per_client and not clients.is_trusted(self._peer):
+                return self._refuse(503, f"this client already has {limits.connections_per_client} connections open",
+                                    retry_after=1)
             self._arm_header_timer()
 
         def connection_lost(self, exc):
             self._cancel_header_timer()
+            if self._peer is not None:
+                open_by_peer[self._peer] -= 1
+                if not open_by_peer[self._peer]:
+                    del open_by_peer[self._peer]
+                self._peer = None
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
+            if self.transport.is_closing():
+                return
+            waiting = self._header_timer is not None
+            if waiting:
+                self._header_bytes += len(data)
             super().data_received(data)
             if self.cycle is not self._waiting_cycle:  # a new request's headers are in
                 self._cancel_header_timer()
+            elif waiting and self._header_bytes > limits.header_bytes and not self.transport.is_closing():
+                self._refuse(431, f"the request line and headers are longer than {limits.header_bytes} bytes")
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
             if not self.transport.is_closing():
                 self._arm_header_timer()
 
+        def send_400_response(self, msg: str) -> None:  # uvicorn's answer to malformed framing, in JSON
+            self._refuse(400, "malformed HTTP request (its request line, headers or framing)")
+
+        def _refuse(self, status: int, detail: str, retry_after: int | None = None) -> None:
+            self._cancel_header_timer()
+            self.transport.write(raw_json_answer(status, detail, retry_after))
+            self.transport.close()
+
         def _arm_header_timer(self) -> None:
             self._cancel_header_timer()
-            self._waiting_cycle = self.cycle
-            self._header_timer = self.loop.call_later(seconds, self._headers_too_slow)
+            self._waiting_cycle, self._header_bytes = self.cycle, 0
+            self._header_timer = self.loop.call_later(limits.header_timeout, self._headers_too_slow)
 
         def _cancel_header_timer(self) -> None:
             if self._header_timer is not None:
@@ -165,8 +319,8 @@ def header_timeout(protocol: type, seconds: float) -> type:
             if self.cycle is self._waiting_cycle and not self.transport.is_closing():
                 self.transport.close()
 
-    HeaderTimeout.__name__ = HeaderTimeout.__qualname__ = f"HeaderTimeout{protocol.__name__}"
-    return HeaderTimeout
+    Guarded.__name__ = Guarded.__qualname__ = f"Guarded{protocol.__name__}"
+    return Guarded
 
 
 # --------------------------------------------------------------------------- search
@@ -332,4 +486,5 @@ class GameStore:
             return held
 
 
-__all__ = ["Busy", "GameStore", "RequestGuard", "SearchPool", "ServiceLimits", "header_timeout"]
+__all__ = ["Busy", "ClientAddresses", "GameStore", "HostAndHeaders", "RequestGuard", "SearchPool", "ServiceLimits",
+           "guarded_protocol", "raw_json_answer"]

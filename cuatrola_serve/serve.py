@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib.util
+import ipaddress
 import json
 import secrets
 import sys
@@ -38,6 +39,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Literal
 
+import numpy as np
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, Response
@@ -49,7 +51,17 @@ from agents.models import ONNX_MODEL
 from cuatrola_env.rules import get_rules
 
 from .bot import LEVELS, Bot, BotStateError, replay_state, seat_state
-from .guard import Busy, GameStore, RequestGuard, SearchPool, ServiceLimits, header_timeout
+from .guard import (
+    LOOPBACK_HOSTS,
+    Busy,
+    ClientAddresses,
+    GameStore,
+    HostAndHeaders,
+    RequestGuard,
+    SearchPool,
+    ServiceLimits,
+    guarded_protocol,
+)
 from .table import BASELINES, Table, make_player
 
 Level = Literal[tuple(LEVELS)]  # the names come from agents.policy.LEVELS, written once
@@ -145,10 +157,6 @@ def _validation_errors(errors) -> list[dict]:
              "type": str(e.get("type", ""))} for e in errors]
 
 
-def _client(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
-
-
 def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
@@ -167,8 +175,8 @@ class Service:
     """What the endpoints share: the bot, the levels it offers, the search pool, the games and the
     limits; one method per endpoint (:func:`create_app` routes them)."""
 
-    def __init__(self, model: str | Path | None, limits: ServiceLimits):
-        self.limits = limits
+    def __init__(self, model: str | Path | None, limits: ServiceLimits, clients: ClientAddresses | None = None):
+        self.limits, self.clients = limits, clients or ClientAddresses()
         self.bot = Bot.load(model) if model is not None else None
         searches = self.bot is not None and SEARCH
         self.levels = [lv for lv in LEVELS if searches or not LEVELS[lv].search] if self.bot else []
@@ -209,7 +217,7 @@ class Service:
         try:
             if LEVELS[req.level].search:  # checked here (a millisecond), searched in a worker process
                 replay_state(state)
-                with self.pool.slot(_client(request)):
+                with self.pool.slot(self.clients.of(request.scope)):
                     out = await self.pool.decide(state)
             else:  # about a millisecond of CPU: in the event loop
                 out = self.bot.with_level(req.level).decide(state)
@@ -219,7 +227,7 @@ class Service:
 
     async def new_game(self, req: NewGame, request: Request) -> dict:
         self._check_new_game(req)
-        client = _client(request)
+        client = self.clients.of(request.scope)
         if "master" in req.bots:
             with self.pool.slot(client):  # taken before the bots play: a busy pool changes nothing
                 table = await run_in_threadpool(self._new_table, req)
@@ -236,11 +244,21 @@ class Service:
         game = self._held(gid)
         if not any(isinstance(p, RemoteSearch) for p in game.table.players.values()):
             return {"id": gid, **self._play(game, req.action)}
-        with self.pool.slot(_client(request)):
+        with self.pool.slot(self.clients.of(request.scope)):
             return {"id": gid, **await run_in_threadpool(self._play, game, req.action)}
 
     def index(self) -> str:
         return self.page
+
+    @staticmethod
+    def static_file(name: str, media: str):
+        """The endpoint of one of the page's own files (read once; no request names a path)."""
+        body = resources.files("cuatrola_serve").joinpath(f"static/{name}").read_bytes()
+
+        def serve_file() -> Response:
+            return Response(body, media_type=media)
+
+        return serve_file
 
     # ------------------------------------------------------------------ the games
     def _check_new_game(self, req: NewGame) -> None:
@@ -254,10 +272,10 @@ class Service:
 
     def _new_table(self, req: NewGame) -> Table:
         others = [s for s in range(4) if s != req.seat]
-        seed = req.seed if req.seed is not None else secrets.randbelow(2**31)
-        players = {s: _player(lv, self.bot, self.pool, seed + s) for s, lv in zip(others, req.bots, strict=True)}
+        deal_seed, *bot_seeds = table_seeds(req.seed)
+        players = {s: _player(lv, self.bot, self.pool, bot_seeds[s]) for s, lv in zip(others, req.bots, strict=True)}
         rules = get_rules(req.rules, **({} if req.target is None else {"target": req.target}))
-        return Table(players, req.seat, rules, "match", seed)
+        return Table(players, req.seat, rules, "match", deal_seed)
 
     def _held(self, gid: str):
         game = self.games.get(gid)
@@ -280,12 +298,20 @@ class Service:
             return table.play(action)
 
 
-def create_app(model: str | Path | None = ONNX_MODEL, limits: ServiceLimits | None = None) -> FastAPI:
-    """The service. ``model=None`` serves only the baseline levels (heuristic, random)."""
-    service = Service(model, limits or ServiceLimits())
+def create_app(model: str | Path | None = ONNX_MODEL, limits: ServiceLimits | None = None,
+               trusted_proxies: tuple[str, ...] = (), allowed_hosts: tuple[str, ...] | None = None,
+               docs: bool = False) -> FastAPI:
+    """The service. ``model=None`` serves only the baseline levels (heuristic, random).
+
+    ``trusted_proxies``: networks (CIDR) whose ``X-Forwarded-For`` names the client (else it is
+    ignored); ``allowed_hosts``: the ``Host`` names served (``None``: any); ``docs``: serve the
+    interactive docs at ``/docs`` (their scripts come from a public CDN; off by default).
+    """
+    service = Service(model, limits or ServiceLimits(), ClientAddresses(trusted_proxies))
     app = FastAPI(title="Cuatrola bot service", version="1", description=__doc__.split("\n\n")[0],
-                  lifespan=service.lifespan)
+                  lifespan=service.lifespan, docs_url="/docs" if docs else None, redoc_url=None)
     app.add_middleware(RequestGuard, max_body=service.limits.max_body, body_timeout=service.limits.body_timeout)
+    app.add_middleware(HostAndHeaders, allowed_hosts=allowed_hosts)
     _install_error_handlers(app)
     app.state.service, app.state.search_pool, app.state.games = service, service.pool, service.games  # operators, tests
     app.get("/v1/health")(service.health)
@@ -295,10 +321,25 @@ def create_app(model: str | Path | None = ONNX_MODEL, limits: ServiceLimits | No
     app.get("/v1/games/{gid}", responses=_answers(404))(service.get_game)
     app.post("/v1/games/{gid}/act", responses=_answers(400, 404, 408, 409, 413, 422, 503))(service.game_act)
     app.get("/", response_class=HTMLResponse, include_in_schema=False)(service.index)
+    for name, media in PAGE_FILES.items():
+        app.get(f"/static/{name}", include_in_schema=False)(service.static_file(name, media))
     return app
 
 
 SEARCH = importlib.util.find_spec("numba") is not None  #: level master (search) is available
+
+#: the page's own script and style sheet (the page has no inline script: see guard.SECURITY_HEADERS)
+PAGE_FILES = {"app.js": "text/javascript", "app.css": "text/css"}
+
+
+def table_seeds(seed: int | None = None) -> list[int]:
+    """The seeds of a table: its deals', then one for each seat's bot, each 128 bits drawn from the
+    operating system, so that no seat's view narrows down the others' (with a debugging ``seed``:
+    independent streams spawned from it)."""
+    if seed is None:
+        return [secrets.randbits(128) for _ in range(5)]
+    return [int.from_bytes(child.generate_state(4, np.uint32).tobytes(), "little")
+            for child in np.random.SeedSequence(seed).spawn(5)]
 
 
 class RemoteSearch:
@@ -317,13 +358,13 @@ def _player(level: str, bot, pool: SearchPool | None, seed: int):
     return RemoteSearch(pool) if level == "master" else make_player(level, bot, seed)
 
 
-def _http_protocol(seconds: float) -> type:
-    """uvicorn's fastest HTTP protocol here, with the header time-out."""
+def _http_protocol(limits: ServiceLimits, clients: ClientAddresses | None = None) -> type:
+    """uvicorn's fastest HTTP protocol here, guarded (:func:`~cuatrola_serve.guard.guarded_protocol`)."""
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as protocol
     except ImportError:  # httptools is optional
         from uvicorn.protocols.http.h11_impl import H11Protocol as protocol
-    return header_timeout(protocol, seconds)
+    return guarded_protocol(protocol, limits, clients)
 
 
 def main(argv=None) -> int:
@@ -333,6 +374,14 @@ def main(argv=None) -> int:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--log-level", default="warning")
+    p.add_argument("--trusted-proxy", action="append", default=[], metavar="CIDR",
+                   help="a reverse proxy's network whose X-Forwarded-For names the client (repeatable; default: none, "
+                        "so forwarded headers are ignored and each connection's own address is the client)")
+    p.add_argument("--allowed-host", action="append", default=None, metavar="NAME",
+                   help="a Host name the service answers (repeatable; others get 421); default: the loopback names "
+                        f"({', '.join(LOOPBACK_HOSTS)}) when listening on loopback, any name otherwise")
+    p.add_argument("--docs", action="store_true",
+                   help="serve the interactive API docs at /docs (they load their scripts from a public CDN)")
     for f in dataclasses.fields(ServiceLimits):
         flag = "--" + f.name.replace("_", "-")
         if isinstance(f.default, bool):
@@ -344,13 +393,31 @@ def main(argv=None) -> int:
 
     try:
         limits = ServiceLimits(**{f.name: getattr(a, f.name) for f in dataclasses.fields(ServiceLimits)})
-        app = create_app(None if a.model == "none" else a.model, limits)
-    except ValueError as e:  # a bad limit, or a model that does not fit (ModelError): one line, no traceback
+        clients = ClientAddresses(tuple(a.trusted_proxy))
+        hosts = default_hosts(a.host) if a.allowed_host is None else tuple(a.allowed_host)
+        app = create_app(None if a.model == "none" else a.model, limits, tuple(a.trusted_proxy), hosts, a.docs)
+    except ValueError as e:  # a bad limit or proxy, or a model that does not fit (ModelError): one line, no traceback
         print(f"error: {e}", file=sys.stderr)
         return 1
-    uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, http=_http_protocol(limits.header_timeout),
-                limit_concurrency=limits.max_connections, timeout_keep_alive=5)
+    uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, **uvicorn_options(limits, clients))
     return 0
+
+
+def uvicorn_options(limits: ServiceLimits, clients: ClientAddresses | None = None) -> dict:
+    """How uvicorn runs the service: the guarded protocol (connection caps, header bytes and time),
+    and forwarded headers left to :class:`~cuatrola_serve.guard.ClientAddresses` alone (uvicorn's
+    own proxy handling would trust any loopback peer)."""
+    return {"http": _http_protocol(limits, clients), "proxy_headers": False, "server_header": False,
+            "timeout_keep_alive": 5}
+
+
+def default_hosts(host: str) -> tuple[str, ...] | None:
+    """The Host names served by default: the loopback names when listening on loopback (a page of
+    another site cannot then reach the service by DNS rebinding), any otherwise."""
+    try:
+        return LOOPBACK_HOSTS if ipaddress.ip_address(host).is_loopback else None
+    except ValueError:
+        return LOOPBACK_HOSTS if host == "localhost" else None
 
 
 if __name__ == "__main__":

@@ -206,7 +206,7 @@ def live_server(onnx_model):
     from cuatrola_serve.serve import _http_protocol
 
     limits = ServiceLimits(header_timeout=0.5, body_timeout=0.5)
-    with running_server(create_app(None, limits), http=_http_protocol(limits.header_timeout)) as port:
+    with running_server(create_app(None, limits), http=_http_protocol(limits)) as port:
         yield port
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib.util
 import multiprocessing
 import os
+import secrets
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -42,8 +43,18 @@ def start_ray(workers: int, address: str | None = None) -> bool:
     if address:
         ray.init(address=address, runtime_env=env, log_to_driver=False)
     else:
+        require_local_token()
         ray.init(num_cpus=workers, include_dashboard=False, runtime_env=env, log_to_driver=False)
     return True
+
+
+def require_local_token() -> None:
+    """Token authentication for a Ray this process starts (Ray's default for a new local cluster,
+    unless ``RAY_AUTH_MODE=disabled`` says otherwise): its processes listen on every interface (Ray
+    has no option to bind them to loopback), so every connection must present the token. The token
+    is drawn fresh for the run and reaches its workers through the environment alone: Ray would
+    otherwise write a lasting one to ``~/.ray/auth_token``, readable by other users."""
+    os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(32))
 
 
 class Runner:

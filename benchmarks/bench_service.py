@@ -2,6 +2,7 @@
 
     python benchmarks/bench_service.py --rate 200 --seconds 20 --runs 3             # expert requests
     python benchmarks/bench_service.py --flood 60 --rate 200 --seconds 10 --runs 3  # + master at 60/s + health
+    python benchmarks/bench_service.py --slow-headers 1050 --flood 60 --rate 200 --seconds 10 --runs 3  # + an attacker
     python benchmarks/bench_service.py --bot-only                                   # Bot.decide in-process
     python benchmarks/bench_service.py --bot-only --level master --states 500       # the searching level
 
@@ -11,7 +12,10 @@ says the search workers are ready, warms up for 2 s, then sends ``POST /v1/act``
 a slow server shows as latency, not as a lower rate), each with a real game state from a pool
 drawn beforehand. ``--flood N`` adds, at the same time, level-master requests at N per second
 and ``GET /v1/health`` at 20 per second: the search's queue is bounded, so the excess master
-requests should get 503 at once while health and the cheap level keep their latency. Reports
+requests should get 503 at once while health and the cheap level keep their latency.
+``--slow-headers N`` adds an attacker in another process that holds N connections which never
+finish their headers, from ``--attackers`` source addresses (another client than the load's),
+reopening each as soon as the server closes it (a refusal, or the header time-out). Reports
 per run and stream the p50 / p99 / max latency, the answers by status and the time-outs (5 s),
 then the medians over runs.
 """
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import statistics
 import subprocess
 import sys
@@ -97,8 +102,8 @@ async def stream(port: int, start: float, rate: float, seconds: float, requests:
             status[await asyncio.wait_for(conns.request(requests[i % len(requests)]), TIMEOUT)] += 1
         except asyncio.TimeoutError:
             status["timeout"] += 1
-        except (OSError, asyncio.IncompleteReadError, StopIteration, ValueError):
-            status["error"] += 1
+        except (OSError, asyncio.IncompleteReadError, StopIteration, ValueError) as e:
+            status[f"error ({type(e).__name__})"] += 1
         lat.append(time.perf_counter() - t0)
 
     n = int(rate * seconds)
@@ -109,11 +114,13 @@ async def stream(port: int, start: float, rate: float, seconds: float, requests:
             "p99_ms": float(np.percentile(ms, 99)), "max_ms": float(ms.max())}
 
 
-async def one_run(port: int, states: list[dict], rate: float, seconds: float, flood: float = 0.0) -> dict:
+async def one_run(port: int, states: list[dict], rate: float, seconds: float, flood: float = 0.0,
+                  health: bool = False) -> dict:
     streams = {"expert": (rate, [post("/v1/act", {"state": s, "level": "expert"}) for s in states])}
     if flood:
-        streams.update({"master": (flood, [post("/v1/act", {"state": s, "level": "master"}) for s in states]),
-                        "health": (20.0, [HEALTH])})
+        streams["master"] = (flood, [post("/v1/act", {"state": s, "level": "master"}) for s in states])
+    if flood or health:
+        streams["health"] = (20.0, [HEALTH])
     start = time.perf_counter() + 0.2
     results = await asyncio.gather(*(stream(port, start, r, seconds, reqs) for r, reqs in streams.values()))
     return dict(zip(streams, results, strict=True))
@@ -150,6 +157,37 @@ def bot_only(a, states) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- slow headers (an attacker)
+ATTACKERS = "127.0.66.{}"  #: the attacker's source addresses (any 127.x reaches a loopback server)
+
+
+async def _hold_one(port: int, source: str, reopen: float, stats: Counter) -> None:
+    """One socket that sends half a request's headers and then nothing; reopened whenever the server
+    closes it (after its header time-out, or at once when the client has too many open)."""
+    while True:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+            writer.write(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            stats["opened"] += 1
+            got = await reader.read(64)
+            stats["refused" if got.startswith(b"HTTP/1.1 503") else "closed"] += 1
+            writer.close()
+        except OSError:
+            stats["error"] += 1
+        await asyncio.sleep(reopen)
+
+
+def slow_headers(port: int, sockets: int, addresses: int, reopen: float) -> None:
+    """The attack, in its own process until terminated: ``sockets`` slow connections spread over
+    ``addresses`` source addresses."""
+    async def attack():
+        stats: Counter = Counter()
+        await asyncio.gather(*(_hold_one(port, ATTACKERS.format(1 + i % addresses), reopen, stats)
+                               for i in range(sockets)))
+
+    asyncio.run(attack())
+
+
 def wait_until_ready(url: str, seconds: float = 120.0) -> None:
     """Until the service answers and its search workers have compiled the solver."""
     deadline = time.time() + seconds
@@ -169,6 +207,11 @@ def main(argv=None) -> int:
     p.add_argument("--model", default=str(ONNX_MODEL))
     p.add_argument("--rate", type=float, default=200.0, help="expert requests per second")
     p.add_argument("--flood", type=float, default=0.0, help="also master requests at this rate, and health at 20/s")
+    p.add_argument("--slow-headers", type=int, default=0, metavar="N",
+                   help="meanwhile, an attacker holds N connections that never finish their headers (reopened when "
+                        "closed), from --attackers source addresses; health is sent at 20/s")
+    p.add_argument("--attackers", type=int, default=1, help="source addresses of the slow-header attack")
+    p.add_argument("--reopen-ms", type=float, default=1000.0, help="the attacker's pause before reopening a closed socket")
     p.add_argument("--seconds", type=float, default=20.0, help="length of one run")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--port", type=int, default=8931)
@@ -181,12 +224,18 @@ def main(argv=None) -> int:
         return bot_only(a, states)
     server = subprocess.Popen([sys.executable, "-m", "cuatrola_serve.serve", "--model", a.model, "--port", str(a.port)])
     url = f"http://127.0.0.1:{a.port}"
+    attacker = None
     try:
         wait_until_ready(url)
-        asyncio.run(one_run(a.port, states, a.rate, 2.0, a.flood))  # warm-up
+        if a.slow_headers:
+            attacker = multiprocessing.get_context("spawn").Process(
+                target=slow_headers, args=(a.port, a.slow_headers, a.attackers, a.reopen_ms / 1000), daemon=True)
+            attacker.start()
+            time.sleep(3.0)  # the attack in place before anything is measured
+        asyncio.run(one_run(a.port, states, a.rate, 2.0, a.flood, a.slow_headers > 0))  # warm-up
         runs = []
         for k in range(a.runs):
-            runs.append(asyncio.run(one_run(a.port, states, a.rate, a.seconds, a.flood)))
+            runs.append(asyncio.run(one_run(a.port, states, a.rate, a.seconds, a.flood, a.slow_headers > 0)))
             print(f"run {k + 1}:")
             for name, r in runs[-1].items():
                 print(_line(name, r))
@@ -196,6 +245,8 @@ def main(argv=None) -> int:
             total = sum((Counter(r[name]["status"]) for r in runs), Counter())
             print(_line(name, {**med, "requests": sum(r[name]["requests"] for r in runs), "status": total}))
     finally:
+        if attacker is not None:
+            attacker.terminate()
         server.terminate()
         server.wait(timeout=10)
     return 0

@@ -51,7 +51,7 @@ class ServiceLimits:
     header_bytes: int = field(default=16 * 1024, metadata={
         "help": "largest request line and headers, in bytes (431 beyond, and the connection closed)"})
     max_connections: int = field(default=1000, metadata={"help": "open connections in all (503 beyond)"})
-    connections_per_client: int = field(default=32, metadata={
+    connections_per_client: int = field(default=64, metadata={
         "help": "open connections from one address (503 beyond; a trusted proxy is not capped)"})
     search_workers: int = field(default=1, metadata={"help": "processes running level master (one core each)"})
     search_queue: int = field(default=4, metadata={"help": "master requests that may wait for a worker (503 beyond)"})

@@ -115,3 +115,38 @@ def test_a_tiny_training_run_on_two_ray_workers_checkpoints_and_resumes_exactly(
     assert all(torch.equal(wa[k], wb[k]) for k in wa), "a resumed run matches an uninterrupted one"
     with pytest.raises(ValueError, match="--workers 1"):
         training.parse_config(["--resume", str(half), "--workers", "1"])
+
+
+JOIN_WITHOUT_TOKEN = """
+import os, subprocess, sys
+from agents.parallel import Runner
+
+
+def square(x):
+    return x * x
+
+
+with Runner(workers=2) as run:
+    assert run.map(square, [(2,), (3,)]) == [4, 9]
+    import ray
+    address = ray.get_runtime_context().gcs_address
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
+    joiner = subprocess.run([sys.executable, "-c", f"import ray; ray.init(address={address!r})"], env=env,
+                            capture_output=True, text=True, timeout=120)
+    print("JOINED" if joiner.returncode == 0 else "REFUSED", "AuthenticationError" in joiner.stderr)
+"""
+
+
+def test_a_local_ray_admits_no_process_without_this_runs_token(tmp_path):
+    """Ray's processes listen on every interface; a local Ray this project starts requires a token
+    drawn for the run, held in the environment alone (no token file written under HOME)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}, "HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", JOIN_WITHOUT_TOKEN], env=env, capture_output=True, text=True,
+                         timeout=300, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "REFUSED True" in out.stdout, out.stdout
+    assert not (tmp_path / ".ray" / "auth_token").exists(), "no token file another user could read"

@@ -165,6 +165,10 @@ class HostAndHeaders:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        if len(_header_values(scope, b"host")) > 1:
+            for message in _json_answer(400, "a request has one Host header"):
+                await send(message)
+            return None
         if self.allowed is not None and _host_name(scope) not in self.allowed:
             for message in _json_answer(421, f"host {_host_name(scope)[:80]!r} is not served here"):
                 await send(message)

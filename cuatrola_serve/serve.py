@@ -405,9 +405,9 @@ def main(argv=None) -> int:
 
 def uvicorn_options(limits: ServiceLimits, clients: ClientAddresses | None = None) -> dict:
     """How uvicorn runs the service: the guarded protocol (connection caps, header bytes and time),
-    and forwarded headers left to :class:`~cuatrola_serve.guard.ClientAddresses` alone (uvicorn's
-    own proxy handling would trust any loopback peer)."""
-    return {"http": _http_protocol(limits, clients), "proxy_headers": False, "server_header": False,
+    no WebSocket upgrade (the service has no WebSocket endpoint), and forwarded headers left to
+    :class:`~cuatrola_serve.guard.ClientAddresses` alone (uvicorn's own would trust any loopback peer)."""
+    return {"http": _http_protocol(limits, clients), "ws": "none", "proxy_headers": False, "server_header": False,
             "timeout_keep_alive": 5}
 
 

@@ -275,3 +275,14 @@ def test_a_label_file_with_a_value_out_of_range_is_refused(tmp_path, field, valu
     expert.save_data(tmp_path / "bad.npz", data)
     with pytest.raises(train.CheckpointError, match=f"field '{field}' holds values outside"):
         expert.load_data(tmp_path / "bad.npz")
+
+
+def test_a_label_file_that_would_inflate_past_the_bound_is_refused_unread(tmp_path, monkeypatch):
+    import zipfile
+
+    bomb = tmp_path / "bomb.npz"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("values.npy", bytes(4 << 20))
+    monkeypatch.setattr(expert, "MAX_LABEL_BYTES", 1 << 20)
+    with pytest.raises(train.CheckpointError, match="would inflate to 4194304 bytes"):
+        expert.load_data(bomb)

@@ -149,6 +149,9 @@ def test_an_endless_header_line_is_cut_at_the_header_limit(live):
     b"POST /v1/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
     b"\x16\x03\x01 garbage request line\r\n\r\n",
     b"GET /v1/health HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n",
+    b"GET /v1/health\x00 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: rebound.example\r\n\r\n",
+    b"POST /v1/act HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
 ])
 def test_malformed_framing_gets_a_json_4xx_or_a_closed_connection(live, raw):
     port, _ = live
@@ -163,6 +166,16 @@ def test_malformed_framing_gets_a_json_4xx_or_a_closed_connection(live, raw):
         assert 400 <= status < 500 and headers["content-type"] == "application/json", got
         json.loads(body)
     assert health_ms(port) < 1000
+
+
+def test_a_websocket_upgrade_is_answered_as_plain_http(live):
+    """The service has no WebSocket endpoint: an upgrade request is served as the HTTP request it is
+    (JSON, security headers), never handed to a WebSocket handler's plain-text refusal."""
+    port, _ = live
+    raw = (b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+           b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+    status, headers, body = request(port, raw)
+    assert status == 200 and headers["content-type"] == "application/json" and json.loads(body)["status"] == "ok"
 
 
 def answer_from(data: bytes) -> tuple[int, dict, bytes]:

@@ -67,6 +67,9 @@ FIELDS = ("deal", "dealer", "muestra", "score", "actions", "length", "hand", "st
 #: the largest label value a file may hold (game points a hand, with a card-point margin share)
 MAX_LABEL_VALUE = 64.0
 
+#: the most bytes a label file's arrays may take once inflated (some 20 M labelled decisions)
+MAX_LABEL_BYTES = 2**31
+
 
 class TorchPolicy:
     """A torch network seen as the search's policy (``logits(obs, mask)`` on NumPy arrays)."""
@@ -254,6 +257,7 @@ def load_data(path: Path) -> dict:
     """One iteration's data (plain arrays: ``allow_pickle`` stays off)."""
     if not Path(path).is_file():
         raise CheckpointError(f"label file {path} does not exist")
+    check_inflated_size(Path(path))
     try:
         with np.load(path, allow_pickle=False) as d:
             missing = [k for k in FIELDS if k not in d]
@@ -266,6 +270,19 @@ def load_data(path: Path) -> dict:
         raise CheckpointError(f"{path} is not a readable label file: {e}") from None
     check_data(data, path)
     return data
+
+
+def check_inflated_size(path: Path) -> None:
+    """Refuse, before anything is inflated, a label file whose arrays would take more than
+    :data:`MAX_LABEL_BYTES` (a crafted archive of deflated zeros); what it declares bounds what it gives."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            declared = sum(e.file_size for e in z.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise CheckpointError(f"{path} is not a readable label file: {e}") from None
+    if declared > MAX_LABEL_BYTES:
+        raise CheckpointError(f"{path} would inflate to {declared} bytes, more than a label file's "
+                              f"{MAX_LABEL_BYTES}; refused unread")
 
 
 #: per field of a label file: its dtype (integer fields may be any integer type), its shape after the row

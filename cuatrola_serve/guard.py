@@ -6,8 +6,15 @@ piece                       what it bounds                                      
 :class:`ServiceLimits`      every limit below, one documented option each               -
 :class:`RequestGuard`       a request body's size (413) and how long it may take to     16 KiB,
                             arrive (408)                                                10 s
-:func:`header_timeout`      how long a connection may take to send a request's          10 s
-                            headers (then it is closed)
+:func:`guarded_protocol`    each connection before the app sees it: open connections    1,000,
+                            in all and from one address (JSON 503, ``Retry-After``),    64 a client,
+                            request line and header bytes (JSON 431), the time to       16 KiB,
+                            send them (then closed), malformed framing (JSON 400)       10 s
+:class:`ClientAddresses`    who a client is: the peer's address; ``X-Forwarded-For``    no proxy
+                            only from a trusted proxy (the right-most untrusted hop)
+:class:`HostAndHeaders`     security headers on every answer (CSP, nosniff, no          any Host
+                            framing, no referrer); with an allow-list, 421 for another
+                            ``Host``
 :class:`SearchPool`         level ``master`` runs in worker processes: at most          1 + 4,
                             ``workers`` at once and ``queue`` more waiting, at most     2 a client
                             ``per_client`` of them from one client; beyond, 503 with

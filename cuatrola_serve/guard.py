@@ -252,8 +252,11 @@ class RequestGuard:
 def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddresses | None = None) -> type:
     """A subclass of uvicorn's HTTP ``protocol`` that guards each connection before the app sees it:
 
-    - at most ``limits.max_connections`` open connections, and ``limits.connections_per_client``
-      from one address (a trusted proxy's aside): beyond, a JSON 503 with ``Retry-After``, closed;
+    - at most ``limits.connections_per_client`` open connections from one address (a trusted
+      proxy's aside), and ``limits.max_connections`` in all: at that cap the connection that has
+      waited longest for a request's headers is closed to make room, and only when every
+      connection is in a request is the new one refused; a refusal is a JSON 503 with
+      ``Retry-After``, closed;
     - a request line and headers of at most ``limits.header_bytes`` bytes (a JSON 431, closed: no
       header line grows without end, whatever the parser);
     - whole headers within ``limits.header_timeout`` seconds of the connection opening or of its
@@ -262,6 +265,7 @@ def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddre
     """
     clients = clients or ClientAddresses()
     open_by_peer: dict[str, int] = {}  # shared by every connection of this server
+    waiting: OrderedDict = OrderedDict()  # connections waiting for a request's headers, longest first
 
     class Guarded(protocol):
         _header_timer = None
@@ -273,13 +277,25 @@ def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddre
             super().connection_made(transport)
             self._peer = self.client[0] if self.client else "unknown"
             open_by_peer[self._peer] = open_by_peer.get(self._peer, 0) + 1
-            if len(self.connections) > limits.max_connections:
-                return self._refuse(503, f"the service has its maximum of {limits.max_connections} connections open; "
-                                         "retry shortly", retry_after=1)
             if open_by_peer[self._peer] > limits.connections_per_client and not clients.is_trusted(self._peer):
                 return self._refuse(503, f"this client already has {limits.connections_per_client} connections open",
                                     retry_after=1)
+            if len(self.connections) > limits.max_connections and not self._evict_the_slowest():
+                return self._refuse(503, f"the service has its maximum of {limits.max_connections} connections open; "
+                                         "retry shortly", retry_after=1)
             self._arm_header_timer()
+
+        @staticmethod
+        def _evict_the_slowest() -> bool:
+            """At the cap, close the connection that has waited longest for a request's headers (slow
+            clients, idle keep-alive ones) to make room; False if every connection is in a request."""
+            while waiting:
+                victim, _ = waiting.popitem(last=False)
+                if not victim.transport.is_closing():
+                    victim._cancel_header_timer()
+                    victim.transport.close()
+                    return True
+            return False
 
         def connection_lost(self, exc):
             self._cancel_header_timer()
@@ -319,14 +335,17 @@ def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddre
             self._cancel_header_timer()
             self._waiting_cycle, self._header_bytes = self.cycle, 0
             self._header_timer = self.loop.call_later(limits.header_timeout, self._headers_too_slow)
+            waiting[self] = None
 
         def _cancel_header_timer(self) -> None:
+            waiting.pop(self, None)
             if self._header_timer is not None:
                 self._header_timer.cancel()
                 self._header_timer = None
 
         def _headers_too_slow(self) -> None:
             self._header_timer = None
+            waiting.pop(self, None)
             if self.cycle is self._waiting_cycle and not self.transport.is_closing():
                 self.transport.close()
 

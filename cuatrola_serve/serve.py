@@ -40,6 +40,11 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import numpy as np
+
+try:
+    import resource  # the limit of open files (Unix)
+except ImportError:
+    resource = None
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, Response
@@ -393,6 +398,7 @@ def main(argv=None) -> int:
 
     try:
         limits = ServiceLimits(**{f.name: getattr(a, f.name) for f in dataclasses.fields(ServiceLimits)})
+        allow_open_files(limits.max_connections + FILES_BESIDE_CONNECTIONS)
         clients = ClientAddresses(tuple(a.trusted_proxy))
         hosts = default_hosts(a.host) if a.allowed_host is None else tuple(a.allowed_host)
         app = create_app(None if a.model == "none" else a.model, limits, tuple(a.trusted_proxy), hosts, a.docs)
@@ -409,6 +415,25 @@ def uvicorn_options(limits: ServiceLimits, clients: ClientAddresses | None = Non
     :class:`~cuatrola_serve.guard.ClientAddresses` alone (uvicorn's own would trust any loopback peer)."""
     return {"http": _http_protocol(limits, clients), "ws": "none", "proxy_headers": False, "server_header": False,
             "timeout_keep_alive": 5}
+
+
+#: files the service keeps open besides its connections (models, search workers' pipes, logs), at most
+FILES_BESIDE_CONNECTIONS = 256
+
+
+def allow_open_files(needed: int) -> None:
+    """Raise this process's limit of open files to ``needed`` where it is lower (a connection is a
+    file: at the limit, accepting fails for everyone); ``ValueError`` if the system's hard limit
+    is lower still."""
+    if resource is None:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= needed:
+        return
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        raise ValueError(f"--max-connections needs {needed} open files, and this system allows {hard} "
+                         "(raise it with ulimit -n, or lower --max-connections)")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
 
 
 def default_hosts(host: str) -> tuple[str, ...] | None:

@@ -119,6 +119,10 @@ def test_unknown_preset_and_bad_options():
         Rules(tie_rule="dealer")
     with pytest.raises(ValueError, match="target"):
         get_rules("online", target=0)
+    with pytest.raises(ValueError, match="target must be an integer"):
+        get_rules({"name": "online", "target": True})  # a boolean is not a number
+    with pytest.raises(ValueError, match="name must be a name of 1 to 64"):
+        get_rules({"name": "x" * 10_000})
     with pytest.raises(ValueError, match=r"unknown rules option\(s\) \['trumps'\]"):
         get_rules({"name": "online", "trumps": 3})
     with pytest.raises(ValueError, match="num_envs"):

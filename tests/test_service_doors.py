@@ -223,3 +223,44 @@ def test_deals_and_bots_draw_128_bit_independent_seeds(monkeypatch):
     monkeypatch.setattr(serve, "Table", lambda *args: dealt.append(args[-1]) or Table(*args))
     r = TestClient(create_app(None)).post("/v1/games", json={"bots": ["random", "heuristic", "random"]})
     assert r.status_code == 200 and dealt == [drawn[0][0]], "the table deals from the 128-bit seed"
+
+
+def test_at_the_connection_cap_the_slowest_connection_makes_room():
+    """Slow connections from many addresses fill the service: a new request still gets in, by
+    closing the connection that has waited longest for its headers."""
+    limits = ServiceLimits(max_connections=8, connections_per_client=8, header_timeout=30.0)
+    with running_server(create_app(None, limits), **uvicorn_options(limits)) as port:
+        slow = [connect(port, f"127.0.{k}.1") for k in range(1, 9)]
+        for s in slow:
+            s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        time.sleep(0.3)
+        for k in range(3):
+            status, _, _ = request(port, HEALTH, f"127.0.{20 + k}.1")
+            assert status == 200, "a new client is served at the cap"
+        closed = 0
+        for s in slow:
+            s.settimeout(0.5)
+            try:
+                closed += s.recv(1) == b""
+            except ConnectionResetError:
+                closed += 1
+            except TimeoutError:
+                pass
+            s.close()
+        assert closed >= 1, "the oldest slow connections were closed for them"
+
+
+def test_the_open_file_limit_is_raised_to_fit_the_connection_cap():
+    resource = pytest.importorskip("resource")
+    from cuatrola_serve.serve import allow_open_files
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+        allow_open_files(1256)
+        assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] == 1256, "else accepting fails for everyone at 256"
+        if hard != resource.RLIM_INFINITY:
+            with pytest.raises(ValueError, match="open files"):
+                allow_open_files(hard + 1)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

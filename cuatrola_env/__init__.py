@@ -11,6 +11,10 @@ Quick start::
 Game metadata (OpenSpiel style) is in :data:`GAME_INFO`.
 """
 
+import importlib.abc
+import importlib.util
+import sys
+
 from .observation import OBS_DIM, OBS_VERSION, OFFSETS
 from .rules import (
     MAX_DECISIONS_PER_HAND,
@@ -28,10 +32,38 @@ from .vector import VectorCuatrola
 
 __version__ = "0.1.0"
 
-import gymnasium as _gymnasium  # noqa: E402
 
-if "Cuatrola-v0" not in _gymnasium.registry:
-    _gymnasium.register(id="Cuatrola-v0", entry_point="cuatrola_env.gym:CuatrolaGymEnv")
+def _register_with(gymnasium) -> None:
+    """``gymnasium.make("Cuatrola-v0")``: the environment's id, with where to find it."""
+    if "Cuatrola-v0" not in gymnasium.registry:
+        gymnasium.register(id="Cuatrola-v0", entry_point="cuatrola_env.gym:CuatrolaGymEnv")
+
+
+class _RegisterWhenGymnasiumLoads(importlib.abc.MetaPathFinder):
+    """Registers ``Cuatrola-v0`` the moment Gymnasium is imported, so that importing the engine (and
+    the bot and service built on it) never loads Gymnasium, in whatever order a program imports the two."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "gymnasium":
+            return None
+        sys.meta_path.remove(self)  # once: the search below, and any later import, go the usual way
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        load = spec.loader.exec_module
+
+        def load_then_register(module):
+            load(module)
+            _register_with(module)
+
+        spec.loader.exec_module = load_then_register
+        return spec
+
+
+if "gymnasium" in sys.modules:
+    _register_with(sys.modules["gymnasium"])
+elif not any(isinstance(f, _RegisterWhenGymnasiumLoads) for f in sys.meta_path):
+    sys.meta_path.insert(0, _RegisterWhenGymnasiumLoads())
 
 #: Explicit game metadata, in the manner of OpenSpiel's GameInfo.
 GAME_INFO = {

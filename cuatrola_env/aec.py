@@ -11,7 +11,7 @@ This page is the environment's documentation, in the manner of PettingZoo's clas
 | Manual control | no |
 | Action shape | (1,) |
 | Action values | 0..23 |
-| Observation shape | ``{"observation": (386,), "action_mask": (24,)}`` |
+| Observation shape | ``{"observation": (OBS_DIM,), "action_mask": (24,)}`` |
 | Observation values | ``observation`` in [0, 2] (float32, mostly 0/1), ``action_mask`` in {0, 1} (int8) |
 
 Cuatrola is a Spanish trick-taking card game of the tute family for four players in two

@@ -71,8 +71,11 @@ del _o, _name, _size
 
 _R4 = np.arange(NUM_SEATS, dtype=np.int64)
 _O = {name: sl.start for name, sl in OFFSETS.items()}
-#: hand, played_by x4, played_in_trick x5, current_trick x4: the first 280 columns
+#: hand, played_by x4, played_in_trick x5, current_trick x4: the card-mask views, first in the layout
 _MASK_VIEWS = 1 + NUM_SEATS + NUM_TRICKS + NUM_SEATS
+#: the columns those views fill, one per card of each (the observation's first columns)
+CARD_MASK_COLUMNS = _MASK_VIEWS * NUM_CARDS
+assert OFFSETS["trick_leaders"].start == CARD_MASK_COLUMNS, "the card-mask views come first"
 assert sys.byteorder == "little", "the observation builder unpacks uint32 masks as little-endian bytes"
 
 

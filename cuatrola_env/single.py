@@ -14,7 +14,7 @@ import numpy as np
 
 from . import core, engine
 from .core import BIDDING, DONE, PLAYING, PY
-from .observation import CATEGORY_WIDTH, OBS_DIM, OFFSETS, SCALAR_COLUMNS, scalar_scales
+from .observation import CARD_MASK_COLUMNS, CATEGORY_WIDTH, OBS_DIM, OFFSETS, SCALAR_COLUMNS, scalar_scales
 from .rules import NUM_CARDS, NUM_SEATS, NUM_TRICKS, Rules
 
 _O = {name: sl.start for name, sl in OFFSETS.items()}
@@ -167,14 +167,15 @@ class SingleGame:
         sp = self.seat_played
         cur = self.trick_played[self.trick_num] if self.trick_len > 0 else 0  # trick_num < 5 mid-trick
         p0, p1, p2, p3 = sp[r0], sp[r1], sp[r2], sp[r3]
-        # the 14 card-mask views as one 280-bit integer, 20 bits each, unpacked in one call
+        # the 14 card-mask views as one integer of CARD_MASK_COLUMNS bits, 20 each, unpacked in one call
         tp = self.trick_played
         stream = (
             self.hands[seat] | p0 << 20 | p1 << 40 | p2 << 60 | p3 << 80 | tp[0] << 100 | tp[1] << 120
             | tp[2] << 140 | tp[3] << 160 | tp[4] << 180 | (p0 & cur) << 200 | (p1 & cur) << 220
             | (p2 & cur) << 240 | (p3 & cur) << 260
         )
-        out[:280] = np.unpackbits(np.frombuffer(stream.to_bytes(35, "little"), np.uint8), bitorder="little")
+        out[:CARD_MASK_COLUMNS] = np.unpackbits(np.frombuffer(stream.to_bytes(CARD_MASK_COLUMNS // 8, "little"), np.uint8),
+                                                bitorder="little")
         b = self.bids
         dealer = self.dealer
         ones = [

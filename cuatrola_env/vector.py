@@ -1,15 +1,15 @@
 """``VectorCuatrola``: thousands of Cuatrola games stepped at once.
 
 >>> import numpy as np
->>> from cuatrola_env import VectorCuatrola
+>>> from cuatrola_env import OBS_DIM, VectorCuatrola
 >>> env = VectorCuatrola(num_envs=8, rules="online", seed=0)
 >>> rng = np.random.default_rng(0)
 >>> for _ in range(100):
 ...     mask = env.action_mask                       # (8, 24) bool
 ...     actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
 ...     rewards, done = env.step(actions)            # (8, 4) float32, (8,) bool
->>> env.observe().shape
-(8, 386)
+>>> env.observe().shape == (8, OBS_DIM)
+True
 
 A game whose hand (hand mode) or match (match mode) ends in ``step`` reports its rewards
 and ``done=True`` in that call and is dealt a fresh hand before ``step`` returns; what the

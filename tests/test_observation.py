@@ -24,7 +24,7 @@ def test_layout_is_contiguous_and_matches_the_documented_table():
     for name, sl in OFFSETS.items():
         assert sl.start == start, name
         start = sl.stop
-    assert start == OBS_DIM == 386
+    assert start == OBS_DIM == int(re.search(r"``OBS_DIM`` = (\d+)", obs_mod.__doc__).group(1)), "the documented width"
     rows = re.findall(r"^(\w+)\s+(\d+)\s+(\d+)\s", obs_mod.__doc__, flags=re.M)
     documented = {name: (int(off), int(size)) for name, off, size in rows}
     actual = {name: (sl.start, sl.stop - sl.start) for name, sl in OFFSETS.items()}

@@ -15,6 +15,7 @@ import pytest
 from helpers import running_server
 
 from cuatrola_env.game import Game
+from cuatrola_env.observation import OBS_DIM
 from cuatrola_serve.bot import seat_state
 
 pytest.importorskip("fastapi")
@@ -281,7 +282,7 @@ def test_a_model_that_does_not_fit_stops_start_up_with_one_line(onnx_model, tmp_
         "field 'rules'": lambda: _write_card(path, {k: v for k, v in card.items() if k != "rules"}),
         "field 'training'": lambda: _write_card(path, {k: v for k, v in card.items() if k != "training"}),
         "not a valid ONNX model": lambda: (path.write_bytes(b"\x08junk" * 100), _write_card(path, card)),
-        "the graph's inputs are": lambda: (_graph(path, {"observation": (TensorProto.FLOAT, ["N", 386]),
+        "the graph's inputs are": lambda: (_graph(path, {"observation": (TensorProto.FLOAT, ["N", OBS_DIM]),
                                                         "extra": (TensorProto.FLOAT, ["N", 3])}), _write_card(path, card)),
         "input 'observation' is": lambda: (_graph(path, {"observation": (TensorProto.FLOAT, ["N", 100]),
                                                         "action_mask": (TensorProto.BOOL, ["N", 24])}), _write_card(path, card)),
@@ -300,7 +301,7 @@ def test_the_bot_masks_a_model_that_ignores_the_mask(onnx_model, tmp_path):
     from onnx import TensorProto
 
     path, card = _copy_model(onnx_model, tmp_path)
-    _graph(path, {"observation": (TensorProto.FLOAT, ["N", 386]), "action_mask": (TensorProto.BOOL, ["N", 24])})
+    _graph(path, {"observation": (TensorProto.FLOAT, ["N", OBS_DIM]), "action_mask": (TensorProto.BOOL, ["N", 24])})
     _write_card(path, card)
     client = TestClient(create_app(path))
     game = Game(seed=3)

@@ -8,6 +8,7 @@ import pytest
 from helpers import random_position
 
 from cuatrola_env.game import Game
+from cuatrola_env.observation import OBS_DIM
 from cuatrola_serve.bot import seat_state
 
 ort = pytest.importorskip("onnxruntime")
@@ -26,7 +27,7 @@ def test_onnx_parity_on_10000_real_observations(tiny_checkpoint, tmp_path):
     sess = ort.InferenceSession(str(tmp_path / "m.onnx"))
     assert [i.name for i in sess.get_inputs()] == ["observation", "action_mask"]
     assert [o.name for o in sess.get_outputs()] == ["logits"]
-    out = sess.run(None, {"observation": np.zeros((3, 386), np.float32), "action_mask": np.eye(24, dtype=bool)[:3]})[0]
+    out = sess.run(None, {"observation": np.zeros((3, OBS_DIM), np.float32), "action_mask": np.eye(24, dtype=bool)[:3]})[0]
     assert out.shape == (3, 24) and (out[~np.eye(24, dtype=bool)[:3]] <= -1e8).all()  # dynamic batch, masked
 
 

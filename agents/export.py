@@ -67,10 +67,10 @@ def sample_observations(n: int, rules: str = "online", seed: int = 0) -> tuple[n
 
 def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
     """Write ``out`` (ONNX) and its card (``.json`` beside it); return the card."""
-    from .torch_agent import load_policy
+    from .torch_agent import load_network
 
     ck = read_checkpoint(checkpoint)
-    net = load_policy(checkpoint)
+    net = load_network(checkpoint)
     out_path = Path(out)
     model = _Policy(net).eval()
     example = (torch.zeros(2, OBS_DIM), torch.ones(2, NUM_ACTIONS, dtype=torch.bool))

@@ -5,8 +5,9 @@ EXTERNAL`` with a ``location``), which onnxruntime then reads from the model's f
 model given as bytes, from the current directory: weights that the model card's SHA-256 does not
 cover. :func:`external_tensors` lists every such tensor of a model, so that the bot refuses them.
 
+>>> from agents.models import ONNX_MODEL
 >>> from agents.onnx_scan import external_tensors
->>> external_tensors(open("agents/models/cuatrola.onnx", "rb").read())
+>>> external_tensors(ONNX_MODEL.read_bytes())                  # the shipped model holds all its weights
 []
 
 It walks the protobuf wire format along the fields that can hold a tensor (the numbers of

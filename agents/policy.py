@@ -42,8 +42,7 @@ class Level:
 
 
 #: The search settings of level ``master`` (:class:`agents.search.SearchAgent` options): 64 deals drawn
-#: from 512 candidates per decision; against 32 from 128 they gain +0.05 game points a hand against the
-#: heuristic (paired, 2,000 deals) for 2.3 times the time (docs/search.md).
+#: from 512 candidates per decision (how they were chosen, and what they cost: docs/search.md).
 MASTER_SEARCH = {"worlds": 64, "candidates": 512}
 
 LEVELS = {

@@ -25,9 +25,9 @@ def _pimc(**kw):
 _pimc.OPTIONS = {"worlds": int, "seconds": float, "bid_worlds": int, "bid_margin": float}
 
 def _model(path: str, seed=None):
-    from .torch_agent import TorchAgent, load_policy  # torch only when a model is asked for
+    from .torch_agent import TorchAgent, load_network  # torch only when a model is asked for
 
-    return TorchAgent(load_policy(path), seed=seed)
+    return TorchAgent(load_network(path), seed=seed)
 
 
 _model.OPTIONS = {}
@@ -71,7 +71,7 @@ def _search(**kw):
     return SearchAgent(**kw)  # loads the ONNX model
 
 
-_search.OPTIONS = SearchAgent.OPTIONS  # one list of options (a copy here once missed two)
+_search.OPTIONS = SearchAgent.OPTIONS  # the search's own list of options, not a copy
 
 
 AGENTS = {

@@ -16,8 +16,11 @@ values against an exhaustive minimax that plays through the engine itself.
 
 >>> from cuatrola_env.game import Game
 >>> from agents.solver import Position
->>> g = Game(seed=0); [g.step(20) for _ in range(4)]           # all pass
+>>> g = Game(seed=1)
+>>> for _ in range(4):
+...     _ = g.step(20)                                           # all pass: the hand is played as "pass"
 >>> Position.from_game(g).solve()                                # exact team-0 minus team-1 points
+-170
 """
 
 from __future__ import annotations

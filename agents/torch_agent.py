@@ -35,7 +35,7 @@ class TorchAgent(Agent):
         return [int(self.rng.choice(len(p), p=p / p.sum())) for p in probs]
 
 
-def load_policy(path: str):
+def load_network(path: str):
     """The network of a training checkpoint, ready to play."""
     ck = read_checkpoint(path)
     cfg = ck.get("config", {})

@@ -80,7 +80,7 @@ def fit(a) -> int:
     import torch
 
     from agents.checkpoint import read_checkpoint, save_checkpoint
-    from agents.torch_agent import load_policy
+    from agents.torch_agent import load_network
 
     data = [np.load(p) for p in a.data]
     obs = torch.from_numpy(np.concatenate([d["obs"] for d in data]).astype(np.float32))
@@ -91,7 +91,7 @@ def fit(a) -> int:
     perm = torch.randperm(n, generator=g)
     held, train = perm[: n // 10], perm[n // 10 :]
     torch.manual_seed(a.seed)
-    net = load_policy(str(a.init))
+    net = load_network(str(a.init))
     opt = torch.optim.Adam(net.policy_net.parameters(), lr=a.lr)
 
     def agreement(idx) -> float:

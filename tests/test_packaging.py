@@ -35,7 +35,7 @@ def test_the_wheel_carries_the_model_and_the_page(wheel):
     assert wheel.read("agents/models/cuatrola.onnx") == (ROOT / "agents/models/cuatrola.onnx").read_bytes()
 
 
-def test_the_wheel_installs_no_generic_top_level_module(wheel):
+def test_the_wheel_installs_exactly_the_three_packages_and_the_commands(wheel):
     top = {n.split("/")[0] for n in wheel.namelist() if not n.split("/")[0].endswith((".dist-info", ".data"))}
     assert top == {"agents", "cuatrola_env", "cuatrola_serve"}, top
     (entry_points,) = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]

@@ -17,10 +17,10 @@ ort = pytest.importorskip("onnxruntime")
 # --------------------------------------------------------------------------- export
 def test_onnx_parity_on_10000_real_observations(tiny_checkpoint, tmp_path):
     from agents.export import check_parity, export
-    from agents.torch_agent import load_policy
+    from agents.torch_agent import load_network
 
     card = export(tiny_checkpoint, str(tmp_path / "m.onnx"), check=0)
-    report = check_parity(load_policy(tiny_checkpoint), tmp_path / "m.onnx", 10_000)
+    report = check_parity(load_network(tiny_checkpoint), tmp_path / "m.onnx", 10_000)
     assert report["max_abs_diff"] <= 1e-5 and report["same_actions"]
     written = json.loads((tmp_path / "m.json").read_text())
     assert written["obs_version"] == card["obs_version"] == 1 and written["rules"]["name"] == "online"
@@ -254,13 +254,13 @@ def test_slim_checkpoint_plays_like_the_full_one(tiny_checkpoint, tmp_path):
     import torch
 
     from agents.export import sample_observations, slim_checkpoint
-    from agents.torch_agent import load_policy
+    from agents.torch_agent import load_network
 
     slim = slim_checkpoint(tiny_checkpoint, str(tmp_path / "slim.pt"))
     assert slim.stat().st_size < 1_000_000
     obs, mask = (torch.from_numpy(x) for x in sample_observations(500))
     with torch.no_grad():
-        assert torch.equal(load_policy(tiny_checkpoint).policy(obs, mask), load_policy(str(slim)).policy(obs, mask))
+        assert torch.equal(load_network(tiny_checkpoint).policy(obs, mask), load_network(str(slim)).policy(obs, mask))
 
 
 def test_each_game_is_played_by_the_model_of_its_rules_preset(onnx_model):

@@ -70,13 +70,13 @@ def test_checkpoint_errors(tmp_path):
         read_checkpoint(str(tmp_path / "old.pt"))
     with pytest.raises(train.CheckpointError, match="rules 'online', not 'traditional'"):
         read_checkpoint(str(path), rules_name="traditional")
-    from agents.torch_agent import load_policy
+    from agents.torch_agent import load_network
 
     ck = torch.load(path, weights_only=True)
     ck["model"] = {k: v[..., :-1] if k == "policy_net.0.weight" else v for k, v in ck["model"].items()}
     torch.save(ck, tmp_path / "narrow.pt")  # a network of another input size (an older layout)
     with pytest.raises(train.CheckpointError, match="holds a network this code cannot load"):
-        load_policy(str(tmp_path / "narrow.pt"))
+        load_network(str(tmp_path / "narrow.pt"))
 
 
 def test_bad_config(tmp_path):

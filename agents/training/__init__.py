@@ -18,7 +18,7 @@ observation version, counters, RNG and game state) are written atomically every
 ``checkpoint_minutes``, at the end and on Ctrl-C or SIGTERM.
 
 The pieces, DouZero-style: :mod:`.config` (the typed config and resuming), :mod:`.rollout`
-(the actor: games, opponents, the decisions collected), :mod:`.update` (the learner's step),
+(self-play: games, opponents, the decisions collected; :mod:`.actors` runs it on Ray), :mod:`.update` (the learner's step),
 :mod:`.report` (TensorBoard and the periodic evaluation), :mod:`.state` (checkpoints) and
 :mod:`.loop` (``main``, the loop that ties them together).
 """

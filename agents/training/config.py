@@ -159,6 +159,9 @@ def parse_config(argv=None) -> tuple[Config, str | None, dict | None]:
         raise ValueError(f"label_bids must be one of {', '.join(BID_VALUATIONS)}, got {cfg.label_bids!r}")
     get_rules(cfg.rules)  # a clear error for a bad preset
     make_agent(cfg.opponent)  # a clear error for a bad opponent spec, before anything runs
+    if not (0 <= cfg.heuristic_frac and 0 <= cfg.pool_frac and cfg.heuristic_frac + cfg.pool_frac <= 1):
+        raise ValueError(f"heuristic_frac and pool_frac must be shares adding up to at most 1 "
+                         f"(got {cfg.heuristic_frac} + {cfg.pool_frac})")
     if cfg.workers < 1 or cfg.num_envs % cfg.workers:
         raise ValueError(f"workers must be at least 1 and divide num_envs ({cfg.num_envs}), got {cfg.workers}")
     learner_device(cfg.device)  # and for a device this machine lacks

@@ -1,4 +1,5 @@
-"""The actor: batched games, who plays each seat, and the decisions a rollout collects.
+"""Self-play in one process: batched games, who plays each seat, and the decisions a rollout collects
+(:mod:`.actors` runs it as Ray actors).
 
 Every game slot has a fixed kind of opponent team: the heuristic bot (``heuristic_frac`` of
 the slots), a frozen past version of the network (``pool_frac``; one drawn from the pool per
@@ -57,7 +58,7 @@ class SelfPlay:
         n = cfg.num_envs
         n_heur, n_pool = int(round(cfg.heuristic_frac * n)), int(round(cfg.pool_frac * n))
         if n_heur + n_pool > n:
-            raise SystemExit(f"heuristic_frac + pool_frac must be at most 1 (got {cfg.heuristic_frac} + {cfg.pool_frac})")
+            raise ValueError(f"heuristic_frac + pool_frac must be at most 1 (got {cfg.heuristic_frac} + {cfg.pool_frac})")
         self.cfg, self.net = cfg, net
         self.env = VectorCuatrola(num_envs=n, rules=rules, seed=cfg.seed)
         self.pool_net = PolicyValueNet(cfg.hidden, cfg.layers).eval()  # plays the frozen past versions

@@ -6,12 +6,9 @@ import importlib
 import inspect
 import typing
 
-import numpy as np
-
 from .base import Agent
 from .heuristic import HeuristicAgent
-from .models import ONNX_MODEL
-from .policy import LEVELS, MASTER_SEARCH, check_level, load_policies, policy_for, sample_actions
+from .player import PolicyPlayer
 from .random_agent import RandomAgent
 from .search import SearchAgent
 
@@ -33,40 +30,6 @@ def _model(path: str, seed=None):
 _model.OPTIONS = {}
 
 
-class BotAgent(Agent):
-    """The torch-free ONNX policy at a bot level (:data:`agents.policy.LEVELS`) as an agent:
-    ``bot:level=strong``, ``bot:path=FILE,level=easy``; level ``master`` searches."""
-
-    OPTIONS = {"path": str, "level": str}
-
-    def __init__(self, seed=None, path: str = str(ONNX_MODEL), level: str = "expert"):
-        super().__init__(seed)
-        check_level(level)
-        self.policies, self.level = load_policies(path), level  # the default: one per preset, picked per game
-        self.search_seed = int(np.random.default_rng(seed).integers(2**31)) if LEVELS[level].search else None
-        self.searches: dict[int, SearchAgent] = {}  # seeded as the bot's: its search draws from a generator of the seed
-
-    def searcher(self, policy) -> SearchAgent:
-        """The search of a search level over ``policy`` (made on first use)."""
-        k = self.policies.index(policy)
-        if k not in self.searches:
-            self.searches[k] = SearchAgent(seed=self.search_seed + k, policy=policy, play="pimc", **MASTER_SEARCH)
-        return self.searches[k]
-
-    def act(self, view):
-        if self.search_seed is not None:  # search needs the view's history, not only its observation
-            return self.searcher(policy_for(self.policies, view.rules)).act(view)
-        return self.act_batch([view])[0]
-
-    def act_batch(self, views):
-        if self.search_seed is not None:
-            return [self.act(v) for v in views]
-        obs = np.stack([v.observation for v in views])
-        mask = np.stack([v.legal_mask for v in views])
-        policy = policy_for(self.policies, views[0].rules)  # every view of a batch is of one game's rules
-        return sample_actions(policy.probabilities(obs, mask, self.level), self.rng).tolist()
-
-
 def _search(**kw):
     return SearchAgent(**kw)  # loads the ONNX model
 
@@ -79,7 +42,7 @@ AGENTS = {
     "heuristic": HeuristicAgent,
     "pimc": _pimc,
     "model": _model,
-    "bot": BotAgent,
+    "bot": PolicyPlayer,
     "search": _search,
 }
 

@@ -66,8 +66,8 @@ import numpy as np
 from agents.base import SeatView, seat_view
 from agents.belief import Inconsistent, sample_worlds
 from agents.models import ONNX_MODEL
-from agents.policy import LEVELS, MASTER_SEARCH, ModelError, OnnxPolicy, check_level, load_policies, policy_for, sample_actions
-from agents.search import SearchAgent
+from agents.player import PolicyPlayer
+from agents.policy import LEVELS, ModelError, OnnxPolicy, load_policies
 from cuatrola_env.bitboards import cards_of
 from cuatrola_env.game import Game
 from cuatrola_env.rules import CONTRACT_NAMES, NUM_ACTIONS, NUM_CARDS, Rules, action_name, get_rules
@@ -313,77 +313,54 @@ def seat_state(game: Game, seat: int | None = None) -> dict:
 
 # --------------------------------------------------------------------------- bot
 class Bot:
-    """An ONNX policy with a level; :meth:`act` plays from a JSON game state. With ``others`` (models
-    trained under other rules presets) each game is played by the one trained under its rules
-    (:func:`agents.policy.policy_for`); ``policy`` is the default, whose card the bot reports."""
+    """A player at a level (:class:`agents.player.PolicyPlayer`) that plays from a JSON seat state:
+    :meth:`decide` replays the state through the engine, then asks the player. With several models
+    (one per rules preset), each game is played by the one trained under its rules; the default's
+    card is the one the bot reports."""
 
-    def __init__(self, policy: OnnxPolicy, level: str = "expert", seed: int | None = None,
-                 others: tuple[OnnxPolicy, ...] = ()):
-        check_level(level)
-        self.policy, self.level, self.others = policy, level, tuple(others)
-        self.rng = np.random.default_rng(seed)
-        self._searchers: dict[int, SearchAgent] = {}
+    def __init__(self, player: PolicyPlayer):
+        self.player = player
 
     @classmethod
     def load(cls, path: str | Path = ONNX_MODEL, level: str = "expert", seed: int | None = None, threads: int = 1) -> Bot:
         """Load the model at ``path`` (default: the shipped ones, one per rules preset) and its card,
         checked before anything plays (:meth:`agents.policy.OnnxPolicy.load`; :class:`ModelError` names
         what does not fit)."""
-        default, *others = load_policies(path, threads)
-        return cls(default, level, seed, tuple(others))
+        return cls(PolicyPlayer(seed, level=level, policies=load_policies(path, threads)))
+
+    @property
+    def level(self) -> str:
+        return self.player.level
+
+    @property
+    def rng(self) -> np.random.Generator:
+        return self.player.rng
+
+    @property
+    def policy(self) -> OnnxPolicy:
+        return self.player.policy
 
     @property
     def card(self) -> dict:
-        return self.policy.card
+        return self.player.policy.card
 
     @property
     def rules(self):
-        return self.policy.rules
+        return self.player.policy.rules
 
     @property
     def policies(self) -> list[OnnxPolicy]:
-        return [self.policy, *self.others]
+        return self.player.policies
 
     def with_level(self, level: str, seed: int | None = None) -> Bot:
         """The same models at another level (shares the loaded sessions)."""
-        return Bot(self.policy, level, seed, self.others)
-
-    def searcher(self, policy: OnnxPolicy | None = None) -> SearchAgent:
-        """The :class:`agents.search.SearchAgent` of a search level over ``policy`` (default: the
-        default model's; made on first use)."""
-        k = self.policies.index(policy or self.policy)
-        if k not in self._searchers:
-            self._searchers[k] = SearchAgent(seed=int(self.rng.integers(2**31)), policy=self.policies[k], play="pimc",
-                                             **MASTER_SEARCH)
-        return self._searchers[k]
+        return Bot(self.player.with_level(level, seed))
 
     def play(self, game: Game) -> tuple[int, np.ndarray]:
         """The action for the seat to act in ``game``, and the (24,) probabilities it was drawn from."""
-        obs, mask = game.observe(), game.legal_mask()
-        policy = policy_for(self.policies, game.rules)
-        if LEVELS[self.level].search:
-            p = np.zeros(NUM_ACTIONS)
-            p[self.searcher(policy).act(seat_view(game))] = 1.0
-        else:
-            p = policy.probabilities(obs, mask, self.level)[0]
-        a = int(sample_actions(p[None], self.rng)[0])
-        if not mask[a]:  # cannot happen: p is zero off the mask
-            raise RuntimeError(f"the bot chose an illegal action {a}")
-        return a, p
-
-    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The model's logits of a batch: ``obs`` (N, OBS_DIM) float32, ``mask`` (N, 24) bool."""
-        return self.policy.logits(obs, mask)
-
-    def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """(N, 24) probabilities this bot plays each action with (its level applied)."""
-        return self.policy.probabilities(obs, mask, self.level)
-
-    def choose(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
-        """Actions of a batch of observations (always legal); ``rng`` defaults to the bot's."""
-        if LEVELS[self.level].search:
-            raise ValueError(f"level {self.level!r} searches over the game's history: use decide(state) or play(game)")
-        return sample_actions(self.probabilities(obs, mask), rng or self.rng)
+        view = seat_view(game)
+        p = self.player.probabilities(view)
+        return self.player.choose(view, p), p
 
     def decide(self, state: dict) -> dict:
         """``{"action", "name", "probabilities", "legal"}`` for a JSON game state."""

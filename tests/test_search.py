@@ -61,7 +61,7 @@ def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model, e
     from cuatrola_serve.bot import Bot
 
     bot, heuristic = Bot.load(onnx_model), HeuristicAgent(seed=0)
-    net = lambda g: int(np.where(g.legal_mask(), bot.logits(g.observe()[None], g.legal_mask()[None])[0], -np.inf).argmax())
+    net = lambda g: int(np.where(g.legal_mask(), bot.policy.logits(g.observe()[None], g.legal_mask()[None])[0], -np.inf).argmax())
     agent = SearchAgent(seed=0, path=onnx_model, worlds=1, opponent="heuristic" if exploit else "", exploit=exploit)
     checked = 0
     for seed in range(16):
@@ -274,9 +274,11 @@ def test_bids_draw_bid_worlds_and_card_plays_draw_worlds(onnx_model):
 
 
 def test_master_level_searches_with_its_documented_settings(onnx_model):
-    from cuatrola_serve.bot import MASTER_SEARCH, Bot
+    from agents.policy import MASTER_SEARCH
+    from cuatrola_serve.bot import Bot
 
-    s = Bot.load(onnx_model, level="master").searcher()
+    bot = Bot.load(onnx_model, level="master")
+    s = bot.player.search(bot.policy)
     assert (s.worlds, s.candidates, s.play) == (MASTER_SEARCH["worlds"], MASTER_SEARCH["candidates"], "pimc")
 
 

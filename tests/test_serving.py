@@ -56,14 +56,13 @@ def test_bot_plays_legal_moves_from_json_states_of_real_games(onnx_model):
             game.step(out["action"])
 
 
-def test_search_level_needs_the_history_not_a_bare_observation(onnx_model):
+def test_the_search_level_plays_from_the_game_and_puts_all_its_weight_on_its_choice(onnx_model):
     from cuatrola_serve.bot import Bot
 
     bot = Bot.load(onnx_model, level="master")
     game = Game(seed=0)
-    with pytest.raises(ValueError, match="searches over the game's history"):
-        bot.choose(game.observe()[None], game.legal_mask()[None])
-    assert bot.play(game)[0] in game.legal_actions()
+    action, p = bot.play(game)
+    assert action in game.legal_actions() and p[action] == 1.0 and p.sum() == 1.0
 
 
 def test_bot_observation_does_not_depend_on_hidden_cards(onnx_model):
@@ -268,6 +267,7 @@ def test_each_game_is_played_by_the_model_of_its_rules_preset(onnx_model):
     rules with the model trained under them, and any other game with the default."""
     import types
 
+    from agents.player import PolicyPlayer
     from agents.policy import OnnxPolicy, policy_for
     from cuatrola_env.rules import get_rules
     from cuatrola_serve.bot import Bot
@@ -283,7 +283,7 @@ def test_each_game_is_played_by_the_model_of_its_rules_preset(onnx_model):
             return online.probabilities(obs, mask, level)
 
     trad = Traditional()
-    bot = Bot(online, others=(trad,))
+    bot = Bot(PolicyPlayer(policies=[online, trad]))
     assert policy_for(bot.policies, get_rules("traditional", target=21)) is trad, "the target does not count"
     assert policy_for(bot.policies, get_rules("online", target=5)) is online
     assert policy_for(bot.policies, get_rules({"name": "custom", "must_trump": True})) is online, "closest: online"

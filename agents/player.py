@@ -1,0 +1,100 @@
+"""The one way to turn exported policies into a player at a level: :class:`PolicyPlayer`.
+
+>>> from agents.player import PolicyPlayer
+>>> from agents.base import seat_view
+>>> from cuatrola_env.game import Game
+>>> player = PolicyPlayer(seed=0, level="strong")      # the shipped models, one per rules preset
+>>> game = Game(seed=3)
+>>> player.act(seat_view(game)) in game.legal_actions()
+True
+
+It is the ``bot:`` agent of evaluations (``bot:level=strong``, ``bot:path=FILE,level=easy``)
+and the player inside the bot service's :class:`cuatrola_serve.bot.Bot`. Each game is played by
+the policy trained under the rules most like the game's (:func:`agents.policy.policy_for`); a
+level (:data:`agents.policy.LEVELS`) says how to choose from it: greedily, by sampling at a
+temperature with a share of random card plays, or, at ``master``, by the search of
+:class:`agents.search.SearchAgent` over that policy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cuatrola_env.rules import NUM_ACTIONS
+
+from .base import Agent, SeatView
+from .models import ONNX_MODEL
+from .policy import LEVELS, MASTER_SEARCH, OnnxPolicy, check_level, load_policies, policy_for, sample_actions
+from .search import SearchAgent
+
+
+class PolicyPlayer(Agent):
+    """A player at ``level`` from the ONNX model at ``path`` (the default: the shipped model of
+    each rules preset), or from ``policies`` already loaded (the first is the default)."""
+
+    OPTIONS = {"path": str, "level": str}
+
+    def __init__(self, seed=None, path: str = str(ONNX_MODEL), level: str = "expert",
+                 policies: list[OnnxPolicy] | None = None):
+        super().__init__(seed)
+        check_level(level)
+        self.policies = list(policies) if policies is not None else load_policies(path)
+        self.level = level
+        self._searches: dict[int, SearchAgent] = {}
+
+    @property
+    def policy(self) -> OnnxPolicy:
+        """The default policy (whose card a bot reports)."""
+        return self.policies[0]
+
+    @property
+    def searches(self) -> bool:
+        return LEVELS[self.level].search
+
+    def with_level(self, level: str, seed=None) -> PolicyPlayer:
+        """The same policies (loaded once) at another level, with its own seed."""
+        return PolicyPlayer(seed, level=level, policies=self.policies)
+
+    def reset(self, seed=None) -> None:
+        super().reset(seed)
+        if seed is not None:  # the search draws its seed from the new generator when next needed
+            self._searches.clear()
+
+    def search(self, policy: OnnxPolicy) -> SearchAgent:
+        """The master search over ``policy`` (made on first use, seeded from this player's generator)."""
+        k = self.policies.index(policy)
+        if k not in self._searches:
+            self._searches[k] = SearchAgent(seed=int(self.rng.integers(2**31)), policy=policy, play="pimc",
+                                            **MASTER_SEARCH)
+        return self._searches[k]
+
+    def probabilities(self, view: SeatView) -> np.ndarray:
+        """(24,) the probabilities the player draws its action for ``view`` from (zero off the legal
+        actions; at a search level, one on the action the search chose)."""
+        policy = policy_for(self.policies, view.rules)
+        if self.searches:
+            p = np.zeros(NUM_ACTIONS)
+            p[self.search(policy).act(view)] = 1.0
+            return p
+        return policy.probabilities(view.observation[None], view.legal_mask[None], self.level)[0]
+
+    def act(self, view: SeatView) -> int:
+        return self.choose(view, self.probabilities(view))
+
+    def choose(self, view: SeatView, p: np.ndarray) -> int:
+        """An action drawn from ``p`` (24,), which is zero off ``view``'s legal actions."""
+        a = int(sample_actions(p[None], self.rng)[0])
+        if not view.legal_mask[a]:  # cannot happen: p is zero off the mask
+            raise RuntimeError(f"the player chose an illegal action {a}")
+        return a
+
+    def act_batch(self, views: list[SeatView]) -> list[int]:
+        if self.searches:
+            return [self.act(v) for v in views]
+        obs = np.stack([v.observation for v in views])
+        mask = np.stack([v.legal_mask for v in views])
+        policy = policy_for(self.policies, views[0].rules)  # every view of a batch is of one game's rules
+        return sample_actions(policy.probabilities(obs, mask, self.level), self.rng).tolist()
+
+
+__all__ = ["PolicyPlayer"]

@@ -5,7 +5,8 @@
 >>> bot.act({"seat": 1, "dealer": 0, "muestra": 13, "hand": [0, 4, 9, 17, 19]})  # doctest: +SKIP
 21
 
-Needs only NumPy and onnxruntime (level ``master`` also numba). The rules come from the engine: the state is replayed
+Needs NumPy, onnxruntime and pydantic (level ``master`` also numba). The state's fields are checked by
+its one schema, :class:`cuatrola_serve.state.SeatState` (the service's too); the rules come from the engine: the state is replayed
 through :class:`~cuatrola_env.game.Game` (every bid and card checked for legality and turn
 order), with the hidden cards placed by the belief sampler so that every play so far was
 legal; the seat's observation does not depend on where the hidden cards are, so any such
@@ -70,43 +71,14 @@ from agents.player import PolicyPlayer
 from agents.policy import LEVELS, ModelError, OnnxPolicy, load_policies
 from cuatrola_env.bitboards import cards_of
 from cuatrola_env.game import Game
-from cuatrola_env.rules import CONTRACT_NAMES, NUM_ACTIONS, NUM_CARDS, Rules, action_name, get_rules
+from cuatrola_env.rules import CONTRACT_NAMES, NUM_CARDS, Rules, action_name, get_rules
 
-STATE_KEYS = ("seat", "dealer", "muestra", "hand", "bids", "tricks", "score", "rules", "contract")
-BID_IDS = {name: NUM_CARDS + i for i, name in enumerate(CONTRACT_NAMES)}
+from .state import BotStateError, SeatState, read_seat_state
 
-
-class BotStateError(ValueError):
-    """A game state the bot cannot play from; the message names the field."""
-
+STATE_KEYS = tuple(SeatState.model_fields)  #: the keys of a seat state, declared once (cuatrola_serve.state)
 
 #: the start of the refusal of a contradiction that no specific check names (none is known)
 UNNAMED = "tricks: the bids and plays contradict each other"
-
-
-# --------------------------------------------------------------------------- state
-def _int(value, field: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise BotStateError(f"{field} must be an integer in {lo}..{hi}, got {value!r}")
-    if not lo <= int(value) <= hi:
-        raise BotStateError(f"{field} must be in {lo}..{hi}, got {value}")
-    return int(value)
-
-
-def _list(value, field: str, max_len: int) -> list:
-    if not isinstance(value, (list, tuple)):
-        raise BotStateError(f"{field} must be a list, got {type(value).__name__}")
-    if len(value) > max_len:
-        raise BotStateError(f"{field} has {len(value)} entries, at most {max_len} are possible")
-    return list(value)
-
-
-def _bid(value, field: str) -> int:
-    if isinstance(value, str):
-        if value not in BID_IDS:
-            raise BotStateError(f"{field} must be one of {sorted(BID_IDS)} or an id 20..23, got {value!r}")
-        return BID_IDS[value]
-    return _int(value, field, NUM_CARDS, NUM_ACTIONS - 1)
 
 
 @dataclass(frozen=True)
@@ -150,36 +122,15 @@ def replay_state(state: dict, rng: np.random.Generator | None = None) -> tuple[G
 
 
 def _read_state(state) -> _SeatState:
-    if not isinstance(state, dict):
-        raise BotStateError(f"the state must be a JSON object, got {type(state).__name__}")
-    unknown = sorted(set(state) - set(STATE_KEYS))
-    if unknown:
-        raise BotStateError(f"unknown key(s) {unknown}; the state's keys are {', '.join(STATE_KEYS)}")
-    for key in ("seat", "dealer", "muestra", "hand"):
-        if key not in state:
-            raise BotStateError(f"{key} is missing")
+    """The state's fields, each checked for type and range by :class:`~cuatrola_serve.state.SeatState`."""
+    m = read_seat_state(state)
     try:
-        rules = get_rules(state.get("rules", "online"))
+        rules = get_rules(m.rules)
     except (ValueError, TypeError) as e:
         raise BotStateError(f"rules: {e}") from None
-    seat = _int(state["seat"], "seat", 0, 3)
-    dealer = _int(state["dealer"], "dealer", 0, 3)
-    muestra = _int(state["muestra"], "muestra", 0, NUM_CARDS - 1)
-    hand = [_int(c, f"hand[{i}]", 0, NUM_CARDS - 1) for i, c in enumerate(_list(state["hand"], "hand", 5))]
-    bids = [_bid(b, f"bids[{i}]") for i, b in enumerate(_list(state.get("bids", []), "bids", 4))]
-    plays: list[tuple[str, int, int]] = []
-    tricks = _list(state.get("tricks", []), "tricks", 5)
-    for t, trick in enumerate(tricks):
-        for j, play in enumerate(_list(trick, f"tricks[{t}]", 4)):
-            f = f"tricks[{t}][{j}]"
-            pair = _list(play, f, 2)
-            if len(pair) != 2:
-                raise BotStateError(f"{f} must be a pair [seat, card], got {play!r}")
-            plays.append((f, _int(pair[0], f + "[0]", 0, 3), _int(pair[1], f + "[1]", 0, NUM_CARDS - 1)))
-    score = [_int(x, f"score[{i}]", 0, 10_000) for i, x in enumerate(_list(state.get("score", [0, 0]), "score", 2))]
-    if len(score) != 2:
-        raise BotStateError(f"score must be [team 0, team 1], got {state.get('score')!r}")
-    return _SeatState(rules, seat, dealer, muestra, hand, bids, tricks, plays, score, state.get("contract"))
+    plays = [(f"tricks[{t}][{j}]", seat, card) for t, trick in enumerate(m.tricks) for j, (seat, card) in enumerate(trick)]
+    return _SeatState(rules, m.seat, m.dealer, m.muestra, list(m.hand), m.bid_ids, m.tricks, plays, list(m.score),
+                      m.contract)
 
 
 def _check_cards(s: _SeatState) -> None:

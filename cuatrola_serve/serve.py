@@ -53,7 +53,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agents.models import ONNX_MODEL
-from cuatrola_env.rules import get_rules
+from cuatrola_env.rules import PRESETS, get_rules
 
 from .bot import LEVELS, Bot, BotStateError, replay_state, seat_state
 from .guard import (
@@ -67,45 +67,17 @@ from .guard import (
     ServiceLimits,
     guarded_protocol,
 )
+from .state import SeatState, strict_int
 from .table import BASELINES, Table, make_player
 
 Level = Literal[tuple(LEVELS)]  # the names come from agents.policy.LEVELS, written once
 BotLevel = Literal[tuple(LEVELS) + BASELINES]
-Rules = Literal["online", "traditional"]
-
-
-def _int(lo: int, hi: int, description: str):
-    """A strict integer field in ``lo..hi``: a boolean, a float or a string is refused, not converted."""
-    return Annotated[int, Field(strict=True, ge=lo, le=hi, description=description)]
-
-
-Card = _int(0, 19, "a card id")
-Play = Annotated[list[Card | _int(0, 3, "a seat")], Field(min_length=2, max_length=2, description="[seat, card]")]
-
-
-class GameState(BaseModel):
-    """One seat's view of a hand, as a game server holds it (see :mod:`cuatrola_serve.bot`)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    seat: _int(0, 3, "the seat the bot plays; it must be its turn")
-    dealer: _int(0, 3, "the dealer's seat")
-    muestra: _int(0, 19, "card id of the muestra (trump suit)")
-    hand: list[Card] = Field(max_length=5, description="the seat's unplayed cards (card ids)")
-    bids: list[_int(20, 23, "a bid id") | Literal["pass", "solo", "cuatrola", "quintola"]] = Field(
-        default=[], max_length=4, description="bids so far from la mano: names or ids 20..23")
-    tricks: list[Annotated[list[Play], Field(max_length=4)]] = Field(
-        default=[], max_length=5, description="one list per trick of [seat, card] in play order; every trick "
-                                              "but the last has the contract's trick size (4, or 3 after a declaration)")
-    score: list[_int(0, 10_000, "points")] = Field(default=[0, 0], min_length=2, max_length=2,
-                                                   description="match score [team 0, team 1]")
-    rules: Rules = Field(default="online", description="rules preset")
-    contract: Literal["pass", "solo", "cuatrola", "quintola"] | None = Field(
-        default=None, description="optional check of the contract")
+Rules = Literal[tuple(PRESETS)]
 
 
 class ActRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    state: GameState
+    state: SeatState
     level: Level = "expert"
 
 
@@ -119,17 +91,17 @@ class ActResponse(BaseModel):
 
 class NewGame(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    seat: _int(0, 3, "the human's seat") = 0
+    seat: strict_int(0, 3, "the human's seat") = 0
     bots: list[BotLevel] = Field(default=["expert", "expert", "expert"], min_length=3, max_length=3,
                                  description="levels of the other three seats, in seat order")
     rules: Rules = "online"
-    target: _int(1, 21, "match target (default: the preset's)") | None = None
-    seed: _int(0, 2**31 - 1, "debugging only (--allow-seed): the deal's seed; it reveals every hand") | None = None
+    target: strict_int(1, 21, "match target (default: the preset's)") | None = None
+    seed: strict_int(0, 2**31 - 1, "debugging only (--allow-seed): the deal's seed; it reveals every hand") | None = None
 
 
 class HumanAction(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    action: _int(0, 23, "action id: a card 0..19 or a bid 20..23")
+    action: strict_int(0, 23, "action id: a card 0..19 or a bid 20..23")
 
 
 class Error(BaseModel):

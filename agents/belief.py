@@ -45,8 +45,8 @@ def constraints(view: SeatView) -> tuple[list[int], list[int], int]:
     for seat, a in view.history:
         if a >= 20:
             n_bids += 1
-            if n_bids == 4 and view.sitter >= 0:
-                size = 3
+            if n_bids == 4:
+                size = core.trick_size(PY, view.sitter)
             continue
         # which single cards, if held, would have made this play illegal?
         for x in range(20):

@@ -104,7 +104,8 @@ def compile_kernel(kernel):
 legal_play = compile_kernel(core.legal_play)  #: (overtake_when_trumped, must_trump, hand, trick_len, led, ...)
 play = compile_kernel(core.play)  #: a card enters the trick: the new (led, best_led, best_trump, win_seat)
 next_seat = compile_kernel(core.next_seat)
+trick_size = compile_kernel(core.trick_size)  #: cards in each trick: 4, or 3 when a seat sits out
 trick_points = compile_kernel(core.trick_points)  #: a finished trick's card points, the last trick's 10 included
 cante = compile_kernel(core.cante)  #: (caballo bit sung or 0, its points, its suit or -1)
 
-__all__ = ["NUMBA_KIT", "cante", "compile_kernel", "legal_play", "next_seat", "play", "trick_points"]
+__all__ = ["NUMBA_KIT", "cante", "compile_kernel", "legal_play", "next_seat", "play", "trick_points", "trick_size"]

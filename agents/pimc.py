@@ -76,8 +76,7 @@ class PIMCAgent(Agent):
     def _utility(view: SeatView, v: int, me: int, by_tricks: bool) -> float:
         """Outcome for my team of a solved continuation worth ``v`` (solver's orientation)."""
         if by_tricks:
-            need = 4 if view.contract == CUATROLA else 5
-            made = view.tricks_won[view.declarer] + v >= need
+            made = view.tricks_won[view.declarer] + v >= core.tricks_needed(PY, view.contract)
             mine = (view.declarer & 1) == me
             return 1.0 if made == mine else 0.0
         diff = view.points[0] - view.points[1] + v  # team 0 minus team 1 at the end of the hand
@@ -101,7 +100,7 @@ class PIMCAgent(Agent):
         lead = view.points[0] - view.points[1]
         exact = margin_coef != 0 and not by_tricks
         if by_tricks:  # the declarer needs `need` more tricks: is v >= need?
-            need = (4 if view.contract == CUATROLA else 5) - view.tricks_won[view.declarer]
+            need = core.tricks_needed(PY, view.contract) - view.tricks_won[view.declarer]
             window = (need - 1, need)
         else:  # team 0 ends ahead when v > -lead, level when v == -lead
             window = (-INF, INF) if exact else (-lead - 1, -lead + 1)
@@ -144,7 +143,7 @@ class PIMCAgent(Agent):
             contract, declarer = (a - NUM_CARDS, view.seat) if view.declares(a) else (high, view.declarer if high else -1)
             sitter, leader, _ = core.end_of_bidding(PY, declarer, view.dealer)  # who sits out and who leads: the engine's
             by_tricks = contract >= CUATROLA  # v: the declarer's tricks, else team 0 minus team 1 points
-            need = 4 if contract == CUATROLA else 5
+            need = core.tricks_needed(PY, contract)
             window = (need - 1, need) if by_tricks else (-1, 1)  # only the winner matters: the narrowest window
             for j, hands in enumerate(worlds):
                 v = Position(list(hands), leader, [], 0, 0, view.trump, sitter, contract, declarer, view.rules).solve(

@@ -33,7 +33,7 @@ from numba import njit
 from cuatrola_env.core import trick_state
 from cuatrola_env.rules import CUATROLA, Rules
 
-from .kernels import cante, legal_play, next_seat, play, trick_points
+from .kernels import cante, legal_play, next_seat, play, trick_points, trick_size
 
 ALL = (1 << 20) - 1
 TT_BITS = 13
@@ -72,7 +72,7 @@ def _search(hands, seat, trick_len, led, best_led, best_trump, win_seat, trick_m
     best = -INF if maximise else INF
     hand = hands[seat]
     moves = legal_play(otw, mt, hand, trick_len, led, best_led, best_trump, trump) & only
-    size = 3 if sitter >= 0 else 4
+    size = trick_size(sitter)
     c = 19
     while c >= 0:
         if not (moves >> c) & 1:

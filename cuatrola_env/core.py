@@ -142,6 +142,21 @@ def bid(K: Kit, bid, seat, high_bid, declarer):
     return K.where(raised, bid, high_bid), K.where(raised, seat, declarer)
 
 
+def mano(K: Kit, dealer):
+    """La mano, the seat after the dealer: it speaks first, and leads unless it sits out."""
+    return (dealer + 1) & 3
+
+
+def next_dealer(K: Kit, dealer):
+    """The dealer of the next hand of a match: the deal passes on to the next seat."""
+    return (dealer + 1) & 3
+
+
+def trick_size(K: Kit, sitter):
+    """Cards in each trick: 4, or 3 when the declarer's partner sits out."""
+    return K.where(sitter >= 0, 3, 4)
+
+
 def end_of_bidding(K: Kit, declarer, dealer):
     """After the four bids: (sitter, leader of trick 1, cards per trick).
 
@@ -149,9 +164,9 @@ def end_of_bidding(K: Kit, declarer, dealer):
     then the next seat does.
     """
     sitter = K.where(declarer >= 0, (declarer + 2) & 3, -1)
-    mano = (dealer + 1) & 3
-    leader = K.where(mano == sitter, (mano + 1) & 3, mano)
-    return sitter, leader, K.where(sitter >= 0, 3, 4)
+    first = mano(K, dealer)
+    leader = K.where(first == sitter, (first + 1) & 3, first)
+    return sitter, leader, trick_size(K, sitter)
 
 
 # ----------------------------------------------------------------------------- card play
@@ -217,6 +232,11 @@ def hand_over(K: Kit, contract, tricks_played, declarer_tricks):
     )
 
 
+def tricks_needed(K: Kit, contract):
+    """Tricks a declarer of cuatrola (4) or quintola (all 5) must win."""
+    return K.where(contract == CUATROLA, 4, NUM_TRICKS)
+
+
 def hand_winner(K: Kit, rules: Rules, contract, declarer, points0, points1, last_trick_winner, dealer, declarer_tricks):
     """(winning team, game points) of a finished hand.
 
@@ -226,9 +246,17 @@ def hand_winner(K: Kit, rules: Rules, contract, declarer, points0, points1, last
     if rules.tie_rule == "last_trick":
         tie = last_trick_winner & 1
     else:
-        tie = ((dealer + 1) & 3) & 1
+        tie = mano(K, dealer) & 1
     by_points = K.where(points0 > points1, 0, K.where(points1 > points0, 1, tie))
     declarer_team = declarer & 1
-    made = K.where(contract == CUATROLA, declarer_tricks >= 4, declarer_tricks == NUM_TRICKS)
+    made = declarer_tricks >= tricks_needed(K, contract)
     by_tricks = K.where(made, declarer_team, 1 - declarer_team)
     return K.where(contract <= SOLO, by_points, by_tricks), K.contract_value[contract]
+
+
+# ----------------------------------------------------------------------------- the match
+def match_after_hand(K: Kit, rules: Rules, winner_score, value):
+    """(the winning team's new match score, whether the match is over) after a hand worth ``value``
+    game points: the first team to reach the target wins the match."""
+    score = winner_score + value
+    return score, score >= rules.target

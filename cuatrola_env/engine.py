@@ -286,7 +286,7 @@ def start_hand(
     s.muestra[idx] = muestra
     s.trump[idx] = muestra // NUM_RANKS
     s.phase[idx] = BIDDING
-    s.current[idx] = (dealer + 1) % NUM_SEATS  # la mano speaks first
+    s.current[idx] = core.mano(NP, np.asarray(dealer))  # la mano speaks first
     for name, fill in _PER_HAND if after_hand else _PER_HAND + _PER_TRICK:
         field = getattr(s, name)
         if field.ndim == 1:
@@ -468,9 +468,7 @@ def trick_in_play(s: State, i: int) -> list[tuple[int, int]]:
     plays = []
     for _ in range(n):
         plays.append((seat, (int(s.seat_played[i, seat]) & in_trick).bit_length() - 1))
-        seat = (seat + 1) & 3
-        if seat == sitter:
-            seat = (seat + 1) & 3
+        seat = core.next_seat(core.PY, seat, sitter)
     return plays
 
 

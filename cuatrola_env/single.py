@@ -61,7 +61,7 @@ class SingleGame:
         self.hands = [int(m) for m in hand_masks]
         self.dealer, self.muestra = int(dealer), int(muestra)
         self.trump = self.muestra // 5
-        self.phase, self.current = BIDDING, (self.dealer + 1) & 3
+        self.phase, self.current = BIDDING, core.mano(PY, self.dealer)
         self.played = 0
         self.bids, self.n_bids, self.high_bid, self.declarer, self.sitter, self.contract = [-1] * 4, 0, 0, -1, -1, -1
         self.trick_num, self.trick_len, self.trick_size = 0, 0, 4
@@ -145,8 +145,8 @@ class SingleGame:
         if self.mode == "hand":
             over, reward = True, value
         else:
-            self.score[winner] += value
-            over, reward = self.score[winner] >= self.rules.target, 1
+            self.score[winner], over = core.match_after_hand(PY, self.rules, self.score[winner], value)
+            reward = 1
         result = {
             "contract": self.contract, "declarer": self.declarer, "winner": winner, "value": value,
             "points": list(self.points), "cante_points": list(self.cante_pts), "tricks_won": list(self.tricks_won),
@@ -156,7 +156,7 @@ class SingleGame:
             self.phase = DONE
             rewards = [reward if p & 1 == winner else -reward for p in range(NUM_SEATS)]
             return rewards, True, result
-        self.deal_random((self.dealer + 1) & 3)  # the match goes on; the deal passes on
+        self.deal_random(core.next_dealer(PY, self.dealer))  # the match goes on
         return None, False, result
 
     # ------------------------------------------------------------------ views

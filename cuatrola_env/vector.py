@@ -28,7 +28,7 @@ from typing import Literal
 import numpy as np
 
 from . import bitboards as bb
-from . import engine
+from . import core, engine
 from .observation import OBS_DIM, hidden_hands, observe, observe_perfect_information
 from .rules import NUM_ACTIONS, NUM_SEATS, Rules, RulesLike, action_name, get_rules
 
@@ -82,7 +82,7 @@ class _Shard:
             "winners": _take_rows(s.winners, ended),
             "cantes": _take_rows(s.cantes, ended),
         }
-        next_dealer = ((s.dealer[ended] + 1) % NUM_SEATS).astype(np.int8)
+        next_dealer = core.next_dealer(core.NP, s.dealer[ended]).astype(np.int8)
         if mode == "hand":
             rewards[ended] = engine.seat_rewards(winner, value)
             done[ended] = True
@@ -91,8 +91,7 @@ class _Shard:
         else:
             score = s.score.reshape(-1)
             at = ended * 2 + winner
-            score[at] += value
-            over = score[at] >= rules.target
+            score[at], over = core.match_after_hand(core.NP, rules, score[at], value)
             res["match_over"] = over
             res["score"] = _take_rows(s.score, ended)
             finished = ended[over]

@@ -128,8 +128,36 @@ def test_the_differential_test_catches_a_broken_engine(kernel, monkeypatch):
 @pytest.mark.parametrize("preset", ["online", "traditional"])
 def test_matches_match_reference(preset):
     """Match mode: scores, dealer rotation, exact-target bidding and ±1 rewards."""
-    rng = np.random.default_rng({"online": 5, "traditional": 6}[preset])
-    n = 400
+    play_matches_against_reference(preset, 400, {"online": 5, "traditional": 6}[preset])
+
+
+def _broken_match_rule(name: str):
+    """The engine's match kernel ``name`` broken the way a mistaken reading of the rules would."""
+    from cuatrola_env import core
+
+    if name == "match_after_hand":  # the match won only past the target, not on reaching it
+        return lambda K, rules, winner_score, value: (winner_score + value, winner_score + value > rules.target)
+    if name == "next_dealer":  # the deal passing the other way round
+        return lambda K, dealer: (dealer + 3) & 3
+    if name == "mano":  # the dealer speaking first
+        return lambda K, dealer: dealer & 3
+    raise ValueError(name)
+
+
+@pytest.mark.parametrize("kernel", ["match_after_hand", "next_dealer", "mano"])
+def test_the_match_comparison_catches_a_broken_match_rule(kernel, monkeypatch):
+    """Mutation test of the rules of the match (who wins it, who deals next, who speaks first),
+    written once in core and used by both engines: broken, the comparison with the reference fails."""
+    from cuatrola_env import core
+
+    monkeypatch.setattr(core, kernel, _broken_match_rule(kernel))
+    with pytest.raises(AssertionError):
+        play_matches_against_reference("online", 200, 7)
+
+
+def play_matches_against_reference(preset: str, n: int, seed: int) -> None:
+    """``n`` matches of random legal play, each step compared with the reference (AssertionError on a difference)."""
+    rng = np.random.default_rng(seed)
     env = VectorCuatrola(num_envs=n, rules=preset, mode="match", seed=3)
     s = env.state
 

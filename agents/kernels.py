@@ -44,7 +44,7 @@ def _lowest_index(m):
     return i if m else -1
 
 
-_PTS_LO, _PTS_HI = bb._PTS_LO.astype(np.int64), bb._PTS_HI.astype(np.int64)
+_PTS_LO, _PTS_HI = bb.PTS_LO.astype(np.int64), bb.PTS_HI.astype(np.int64)
 
 
 @njit(cache=True)
@@ -56,8 +56,8 @@ def _mask_points(m):
 NUMBA_KIT = {
     "where": _where, "lowest_bit": _lowest_bit, "lowest_index": _lowest_index, "mask_points": _mask_points,
     "clip": None,  # only the bidding uses it; the solver plays cards
-    "suit_or_none": np.array(core._SUIT_OR_NONE, np.int64), "above": bb.ABOVE.astype(np.int64),
-    "caballo_of_suit": np.array(core._CABALLO_OF_SUIT, np.int64), "caballo_bits": int(bb.CABALLO_BITS),
+    "suit_or_none": np.array(core.SUIT_OR_NONE, np.int64), "above": bb.ABOVE.astype(np.int64),
+    "caballo_of_suit": np.array(core.CABALLO_OF_SUIT, np.int64), "caballo_bits": int(bb.CABALLO_BITS),
     "contract_value": CONTRACT_VALUE.astype(np.int64),
 }
 

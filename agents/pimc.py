@@ -46,11 +46,11 @@ class PIMCAgent(Agent):
         if len(legal) == 1:
             return legal[0]
         if view.phase == 0:
-            return self._bid(view, legal)
-        return self._play(view, legal)
+            return self.choose_bid(view, legal)
+        return self.choose_card(view, legal)
 
     # ------------------------------------------------------------------ card play
-    def _play(self, view: SeatView, legal: list[int], worlds: list[list[int]] | None = None) -> int:
+    def choose_card(self, view: SeatView, legal: list[int], worlds: list[list[int]] | None = None) -> int:
         """The card with the best average outcome over ``worlds`` (default: ``worlds`` deals
         from the belief sampler)."""
         values = self.play_values(view, legal, worlds)
@@ -119,7 +119,7 @@ class PIMCAgent(Agent):
         return out
 
     # ------------------------------------------------------------------ bidding
-    def _bid(self, view: SeatView, legal: list[int], worlds: list[list[int]] | None = None) -> int:
+    def choose_bid(self, view: SeatView, legal: list[int], worlds: list[list[int]] | None = None) -> int:
         """The bid with the best expected game points, solving each contract in ``worlds``
         (default: ``bid_worlds`` deals from the belief sampler)."""
         if worlds is None:

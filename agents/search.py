@@ -50,14 +50,11 @@ and onnxruntime only (plus numba with ``play=pimc``).
 from __future__ import annotations
 
 import dataclasses
-import types
 import typing
 
 import numpy as np
 
-from cuatrola_env import bitboards as bb
-from cuatrola_env import engine
-from cuatrola_env.observation import observe
+from cuatrola_env.positions import Positions
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS
 
 from .base import Agent, SeatView, batch_views
@@ -65,17 +62,6 @@ from .belief import sample_worlds
 from .heuristic import HeuristicAgent
 from .models import ONNX_MODEL
 from .policy import OnnxPolicy
-
-
-def _take(s: engine.State, idx: np.ndarray) -> engine.State:
-    """Games ``idx`` of a batched state, as a new state."""
-    return engine.State(**{f.name: getattr(s, f.name)[idx] for f in dataclasses.fields(s)})
-
-
-def _deals(s: engine.State) -> list[list[int]]:
-    """Each game's four hands as plain ints (the solver's input)."""
-    return [[int(h) for h in hands] for hands in s.hands]
-
 
 #: How often a hand is worth 1, 2, 4 or 5 game points (pass, solo, cuatrola, quintola); measured in
 #: docs/results/pimc32_vs_heuristic.json (2,000 deals): used only to value a hand's result by the match.
@@ -197,10 +183,10 @@ class SearchAgent(Agent):
     def _logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return self.policy.logits(obs, mask)
 
-    def _greedy(self, s: engine.State, rules, mask: np.ndarray) -> np.ndarray:
-        """The network's greedy action in every game of ``s`` (``mask``: its legal-action bits)."""
-        bools = bb.to_bools(mask, NUM_ACTIONS)
-        logits = self._logits(observe(s, rules), bools)
+    def _greedy(self, pos: Positions, bits: np.ndarray) -> np.ndarray:
+        """The network's greedy action in every game of ``pos`` (``bits``: their legal actions)."""
+        bools = pos.legal_mask(bits)
+        logits = self._logits(pos.observe(), bools)
         return np.where(bools, logits, -np.inf).argmax(1)
 
     # ------------------------------------------------------------------ decisions
@@ -216,11 +202,11 @@ class SearchAgent(Agent):
         if mode in ("pimc", "solver"):  # PIMC's card play or bidding, over the inferred deals
             from .pimc import PIMCAgent
 
-            pimc, worlds = PIMCAgent(worlds=1), _deals(state)
+            pimc, worlds = PIMCAgent(worlds=1), state.hand_lists()
             if mode == "solver":
-                return pimc._bid(view, legal, worlds)
+                return pimc.choose_bid(view, legal, worlds)
             if self.prior == 0:
-                return pimc._play(view, legal, worlds)
+                return pimc.choose_card(view, legal, worlds)
             values = pimc.play_values(view, legal, worlds)  # mean solved outcome + prior x the network's probability
             logits = self._logits(view.observation[None], view.legal_mask[None])[0]
             policy = np.exp(_policy_logp(logits[None], view.legal_mask[None], 0.0)[0])
@@ -243,10 +229,10 @@ class SearchAgent(Agent):
         if view.phase == 0:
             if bids == "rollout":
                 return self.action_values(view, legal, state).mean(1)
-            return PIMCAgent.bid_points(view, legal, _deals(state)).mean(1)
-        return PIMCAgent.card_points(view, legal, _deals(state), margin_coef).mean(1)
+            return PIMCAgent.bid_points(view, legal, state.hand_lists()).mean(1)
+        return PIMCAgent.card_points(view, legal, state.hand_lists(), margin_coef).mean(1)
 
-    def _worlds(self, view: SeatView) -> engine.State:
+    def _worlds(self, view: SeatView) -> Positions:
         """The drawn worlds, replayed to the present: a batched state of ``worlds`` games."""
         rules = view.rules
         draw = self.bid_worlds if view.phase == 0 else self.worlds
@@ -257,27 +243,25 @@ class SearchAgent(Agent):
             if a < 20:
                 played_by[seat] |= 1 << a
         worlds = np.array(sample_worlds(view, n, self.rng), dtype=np.uint32) | np.array(played_by, dtype=np.uint32)
-        s = engine.new_state(n)
-        engine.start_hand(s, np.arange(n), worlds, np.full(n, view.dealer, np.int8), np.full(n, view.muestra, np.int8))
-        s.score[:] = view.score
+        s = Positions.deal(worlds, view.dealer, view.muestra, rules, view.score)
         if not inferring:
             for _, a in view.history:
-                engine.step(s, np.full(n, a, np.int8), rules)
+                s.step(np.full(n, a))
             return s
         obs, masks, acts, scale, seats, other = [], [], [], [], [], []
         for seat, a in view.history:
             weight = (self.infer if a >= NUM_CARDS else self.infer_play) * (self.infer_partner if seat == view.seat ^ 2 else 1.0)
             if seat != view.seat and weight > 0:  # my own actions are equally likely in every world
-                bits = engine.legal_action_mask(s, rules)
+                bits = s.legal_bits
                 if bits[0] & (bits[0] - 1):  # more than one legal action (the same in every world)
-                    obs.append(observe(s, rules))
-                    masks.append(bb.to_bools(bits, NUM_ACTIONS))
+                    obs.append(s.observe())
+                    masks.append(s.legal_mask(bits))
                     acts.append(a)
                     scale.append(weight)
                     seats.append(seat)
                     if self.opponent is not None:
-                        other.append(self._opponent_logp(s, bits, masks[-1][0].sum(), a, rules))
-            engine.step(s, np.full(n, a, np.int8), rules)
+                        other.append(self._opponent_logp(s, bits, masks[-1][0].sum(), a))
+            s.step(np.full(n, a))
         loglik = np.zeros(n)
         if obs:
             o, m = np.concatenate(obs), np.concatenate(masks)
@@ -296,22 +280,22 @@ class SearchAgent(Agent):
                     loglik += np.logaddexp(lq + evidence[rows].sum(0), lp + alt[rows].sum(0))
         w = np.exp(loglik - loglik.max())
         pick = self.rng.choice(n, size=draw, p=w / w.sum())
-        return _take(s, pick)
+        return s.take(pick)
 
-    def _opponent_logp(self, s: engine.State, bits: np.ndarray, legal: int, action: int, rules) -> np.ndarray:
+    def _opponent_logp(self, s: Positions, bits: np.ndarray, legal: int, action: int) -> np.ndarray:
         """(n,) log-probability of ``action`` in each world if the seat to act played like ``self.opponent``
         (its choice, mixed with ``floor`` of a uniform choice among the ``legal`` actions, the same in every world)."""
-        views = batch_views(types.SimpleNamespace(state=s, legal_bits=bits, rules=rules), range(s.num_games))
+        views = batch_views(s, range(len(s)), legal_bits=bits)
         same = np.array([self.opponent.act(v) == action for v in views])
         with np.errstate(divide="ignore"):
             return np.log((1 - self.floor) * same + self.floor / legal)
 
-    def _rollouts(self, view: SeatView, legal: list[int], state: engine.State) -> int:
+    def _rollouts(self, view: SeatView, legal: list[int], state: Positions) -> int:
         values = self._values(view, legal, self.action_values(view, legal, state))
         if self.solver_weight > 0 and view.phase == 0:  # blend in each bid's double-dummy result in the same worlds
             from .pimc import PIMCAgent
 
-            solved = self._values(view, legal, PIMCAgent.bid_points(view, legal, _deals(state)))
+            solved = self._values(view, legal, PIMCAgent.bid_points(view, legal, state.hand_lists()))
             values = (1 - self.solver_weight) * values + self.solver_weight * solved
         return legal[int(np.argmax(values.mean(1)))]
 
@@ -339,32 +323,26 @@ class SearchAgent(Agent):
         g = np.abs(points).astype(int)
         return np.where(points > 0, table[np.minimum(mine + g, target), theirs], table[mine, np.minimum(theirs + g, target)])
 
-    def action_values(self, view: SeatView, legal: list[int], state: engine.State) -> np.ndarray:
+    def action_values(self, view: SeatView, legal: list[int], state: Positions) -> np.ndarray:
         """(len(legal), worlds) game points for the acting seat's team when it plays each legal
         action in each world of ``state`` and the network plays the rest of the hand (greedy, all seats)."""
-        rules, k, team = view.rules, state.num_games, view.seat & 1
-        s = _take(state, np.tile(np.arange(k), len(legal)))
-        n = s.num_games
-        ended = engine.step(s, np.repeat(np.array(legal, np.int8), k), rules)
-        value = np.zeros(n)
-        done = np.zeros(n, bool)
-        while True:
-            if ended.size:
-                winner, pts = engine.hand_results(s, ended, rules)
-                value[ended] = np.where(winner == team, pts, -pts)
-                done[ended] = True
-                s.phase[ended] = engine.DONE
-            if done.all():
-                break
-            bits = engine.legal_action_mask(s, rules)
-            a = np.where(done, 20, self._greedy(s, rules, bits)).astype(np.int8)  # 20 leaves a finished game as it is
+        k, team = len(state), view.seat & 1
+        s = state.take(np.tile(np.arange(k), len(legal)))
+        s.step(np.repeat(np.array(legal), k))
+        winner, points = s.play_out(self._rollout_policy(team))
+        return np.where(winner == team, points, -points).reshape(len(legal), k)
+
+    def _rollout_policy(self, team: int):
+        """The network's greedy play in every seat (the other team's, with ``exploit``, the opponent model's)."""
+        def policy(pos: Positions, live: np.ndarray, bits: np.ndarray) -> np.ndarray:
+            a = self._greedy(pos, bits)[live]
             if self.exploit:
-                theirs = np.flatnonzero(~done & ((s.current & 1) != team))
-                if theirs.size:
-                    env = types.SimpleNamespace(state=s, legal_bits=bits, rules=rules)
-                    a[theirs] = [self.opponent.act(v) for v in batch_views(env, theirs)]
-            ended = engine.step(s, a, rules)
-            ended = ended[~done[ended]]
-        return value.reshape(len(legal), k)
+                theirs = (pos.current[live] & 1) != team
+                if theirs.any():
+                    a[theirs] = [self.opponent.act(v) for v in batch_views(pos, live[theirs], legal_bits=bits)]
+            return a
+
+        return policy
+
 
 __all__ = ["BID_VALUATIONS", "SearchAgent"]

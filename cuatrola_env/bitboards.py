@@ -41,8 +41,8 @@ for _i in range(32):
     _DEBRUIJN_INDEX[((0x077CB531 << _i) & 0xFFFFFFFF) >> 27] = _i
 del _i
 # card points of every 10-bit half of a mask (low half: cards 0..9, high half: 10..19)
-_PTS_LO = np.array([sum(int(CARD_POINTS[b]) for b in range(10) if i >> b & 1) for i in range(1 << 10)], dtype=np.int16)
-_PTS_HI = np.array([sum(int(CARD_POINTS[b + 10]) for b in range(10) if i >> b & 1) for i in range(1 << 10)], dtype=np.int16)
+PTS_LO = np.array([sum(int(CARD_POINTS[b]) for b in range(10) if i >> b & 1) for i in range(1 << 10)], dtype=np.int16)
+PTS_HI = np.array([sum(int(CARD_POINTS[b + 10]) for b in range(10) if i >> b & 1) for i in range(1 << 10)], dtype=np.int16)
 _BIT_ARANGE = np.arange(32, dtype=U32)
 
 
@@ -56,7 +56,7 @@ def popcount(mask):
 def mask_points(mask):
     """Card points of the cards in a 20-bit mask (vectorised)."""
     m = np.asarray(mask, dtype=U32)
-    return _PTS_LO[m & U32(0x3FF)] + _PTS_HI[(m >> U32(10)) & U32(0x3FF)]
+    return PTS_LO[m & U32(0x3FF)] + PTS_HI[(m >> U32(10)) & U32(0x3FF)]
 
 
 def lowest_bit(mask):

@@ -42,9 +42,9 @@ _BIDS_ABOVE = [(1 << NUM_CARDS) | sum(1 << (NUM_CARDS + b) for b in range(h + 1,
 #: BIDS_FIT[r]: pass and the bids whose game points fit in r points of room to the target
 _BIDS_FIT = [(1 << NUM_CARDS) | sum(1 << (NUM_CARDS + b) for b in (1, 2, 3) if CONTRACT_VALUE[b] <= r) for r in range(6)]
 #: SUIT_OR_NONE[s]: the suit's mask; index -1 (no suit led yet) gives 0
-_SUIT_OR_NONE = [int(m) for m in bb.SUIT_MASK] + [0]
-_CABALLO_OF_SUIT = [1 << (NUM_RANKS * s + 1) for s in range(4)]
-_PTS_LO, _PTS_HI = bb._PTS_LO.tolist(), bb._PTS_HI.tolist()  # the bitboards tables as Python ints
+SUIT_OR_NONE = [int(m) for m in bb.SUIT_MASK] + [0]
+CABALLO_OF_SUIT = [1 << (NUM_RANKS * s + 1) for s in range(4)]
+_PTS_LO, _PTS_HI = bb.PTS_LO.tolist(), bb.PTS_HI.tolist()  # the bitboards tables as Python ints
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,11 +71,11 @@ NP = Kit(
     lowest_bit=bb.lowest_bit,
     lowest_index=bb.lowest_index,
     mask_points=bb.mask_points,
-    suit_or_none=np.array(_SUIT_OR_NONE, dtype=np.uint32),
+    suit_or_none=np.array(SUIT_OR_NONE, dtype=np.uint32),
     above=bb.ABOVE,
     bids_above=np.array(_BIDS_ABOVE, dtype=np.uint32),
     bids_fit=np.array(_BIDS_FIT, dtype=np.uint32),
-    caballo_of_suit=np.array(_CABALLO_OF_SUIT, dtype=np.uint32),
+    caballo_of_suit=np.array(CABALLO_OF_SUIT, dtype=np.uint32),
     contract_value=CONTRACT_VALUE,
     caballo_bits=bb.CABALLO_BITS,
 )
@@ -86,11 +86,11 @@ PY = Kit(
     lowest_bit=lambda m: m & -m,
     lowest_index=lambda m: (m & -m).bit_length() - 1,
     mask_points=lambda m: _PTS_LO[m & 0x3FF] + _PTS_HI[(m >> 10) & 0x3FF],
-    suit_or_none=tuple(_SUIT_OR_NONE),
+    suit_or_none=tuple(SUIT_OR_NONE),
     above=tuple(int(x) for x in bb.ABOVE),
     bids_above=tuple(_BIDS_ABOVE),
     bids_fit=tuple(_BIDS_FIT),
-    caballo_of_suit=tuple(_CABALLO_OF_SUIT),
+    caballo_of_suit=tuple(CABALLO_OF_SUIT),
     contract_value=tuple(int(v) for v in CONTRACT_VALUE),
     caballo_bits=int(bb.CABALLO_BITS),
 )

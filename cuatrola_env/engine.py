@@ -118,6 +118,10 @@ class State:
     def copy(self) -> State:
         return State(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
 
+    def take(self, idx) -> State:
+        """Games ``idx`` of the batch: an index array gives a copy, a slice a view of the same arrays."""
+        return State(**{f.name: getattr(self, f.name)[idx] for f in dataclasses.fields(self)})
+
 
 def new_state(n: int) -> State:
     """An all-empty state of ``n`` games (deal before use)."""

@@ -51,7 +51,7 @@ class _Shard:
 
     def __init__(self, state: engine.State, lo: int, hi: int, rng: np.random.Generator):
         self.lo, self.hi = lo, hi
-        self.state = engine.State(**{k: v[lo:hi] for k, v in vars(state).items()})
+        self.state = state.take(slice(lo, hi))
         self.rng = rng
         self.deals = engine.DealPool(rng)
         self.all = np.arange(hi - lo)

@@ -133,7 +133,6 @@ def test_matches_match_reference(preset):
 
 def _broken_match_rule(name: str):
     """The engine's match kernel ``name`` broken the way a mistaken reading of the rules would."""
-    from cuatrola_env import core
 
     if name == "match_after_hand":  # the match won only past the target, not on reaching it
         return lambda K, rules, winner_score, value: (winner_score + value, winner_score + value > rules.target)

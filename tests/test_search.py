@@ -56,8 +56,8 @@ def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model, e
     ``exploit=1`` the other team's seats play as the heuristic instead."""
     from agents.heuristic import HeuristicAgent
     from agents.search import SearchAgent
-    from cuatrola_env import engine
     from cuatrola_env.bitboards import from_cards
+    from cuatrola_env.positions import Positions
     from cuatrola_serve.bot import Bot
 
     bot, heuristic = Bot.load(onnx_model), HeuristicAgent(seed=0)
@@ -70,12 +70,8 @@ def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model, e
             continue
         view = seat_view(game)
         deal = game.record()["hands"][-1]
-        s = engine.new_state(1)
-        engine.start_hand(s, np.arange(1), np.array([[from_cards(h) for h in deal["hands"]]], np.uint32),
-                          np.array([view.dealer], np.int8), np.array([view.muestra], np.int8))
-        s.score[:] = view.score
-        for _, a in view.history:
-            engine.step(s, np.array([a], np.int8), view.rules)
+        s = Positions.replay([[from_cards(h) for h in deal["hands"]]], view.dealer, view.muestra, view.rules,
+                             np.array([[a for _, a in view.history]]).reshape(1, -1), view.score)
         values = agent.action_values(view, view.legal_actions, s)[:, 0]
         for a, v in zip(view.legal_actions, values, strict=True):
             ref = Game(seed=0)
@@ -265,10 +261,10 @@ def test_bids_draw_bid_worlds_and_card_plays_draw_worlds(onnx_model):
     card plays keep ``worlds``."""
     agent = _agent(onnx_model, worlds=5, bid_worlds=40, candidates=16)
     game = Game(seed=2)
-    assert agent._worlds(seat_view(game)).num_games == 40
+    assert len(agent._worlds(seat_view(game))) == 40
     while game.single.phase == 0:
         game.step(20)
-    assert agent._worlds(seat_view(game)).num_games == 5
+    assert len(agent._worlds(seat_view(game))) == 5
     with pytest.raises(ValueError, match="bid_worlds"):
         _agent(onnx_model, bid_worlds=0)
 
@@ -297,11 +293,11 @@ def test_solver_weight_blends_each_bids_double_dummy_result_into_the_rollouts(on
         agent = _agent(onnx_model, worlds=12, utility="points", solver_weight=1.0, seed=seed)
         state = agent._worlds(view)
         worlds = [[int(h) for h in hands] for hands in state.hands]
-        assert agent._rollouts(view, legal, state) == PIMCAgent(worlds=1)._bid(view, legal, worlds)
+        assert agent._rollouts(view, legal, state) == PIMCAgent(worlds=1).choose_bid(view, legal, worlds)
         agent.solver_weight = 0.0
         rollout = agent._rollouts(view, legal, state)
         assert rollout == legal[int(np.argmax(agent.action_values(view, legal, state).mean(1)))]
-        differ += rollout != PIMCAgent(worlds=1)._bid(view, legal, worlds)
+        differ += rollout != PIMCAgent(worlds=1).choose_bid(view, legal, worlds)
         checked += 1
     assert checked == 12 and differ >= 1  # the two valuations are not the same thing
     with pytest.raises(ValueError, match="solver_weight"):
@@ -325,7 +321,7 @@ def test_prior_adds_the_networks_probability_of_each_card_to_its_solved_value(on
         state = agent._worlds(view)
         agent._worlds = lambda v, s=state: s  # the same drawn worlds for every weight
         worlds = [[int(h) for h in hands] for hands in state.hands]
-        assert agent.act(view) == PIMCAgent(worlds=1)._play(view, view.legal_actions, worlds)
+        assert agent.act(view) == PIMCAgent(worlds=1).choose_card(view, view.legal_actions, worlds)
         agent.prior = 1e6
         logits = agent._logits(view.observation[None], view.legal_mask[None])[0]
         assert agent.act(view) == int(np.where(view.legal_mask, logits, -np.inf).argmax())

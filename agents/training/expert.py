@@ -47,11 +47,10 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from cuatrola_env import bitboards as bb
-from cuatrola_env import engine
 from cuatrola_env.files import atomic_open
 from cuatrola_env.game import Game
-from cuatrola_env.observation import OBS_DIM, OBS_VERSION, observe
+from cuatrola_env.observation import OBS_DIM, OBS_VERSION
+from cuatrola_env.positions import Positions
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules, get_rules
 
 from ..base import seat_view
@@ -160,22 +159,17 @@ def merge(parts: list[dict]) -> dict:
 def replay(data: dict, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     """(observations, legal masks) of the labelled decisions, rebuilt by replaying the hands through
     the engine; ``ValueError`` if a label's legal actions are not the position's."""
-    n = len(data["dealer"])
-    s = engine.new_state(n)
-    engine.start_hand(s, np.arange(n), data["deal"], data["dealer"], data["muestra"])
-    s.score[:] = data["score"]
+    pos = Positions.deal(data["deal"], data["dealer"], data["muestra"], rules, data["score"])
     hand, step = data["hand"], data["step"]
     obs = np.zeros((len(hand), OBS_DIM), np.float32)
     mask = np.zeros((len(hand), NUM_ACTIONS), bool)
     for t in range(MAX_DECISIONS):
         rows = np.flatnonzero(step == t)
         if rows.size:
-            at = engine.State(**{f.name: getattr(s, f.name)[hand[rows]] for f in dataclasses.fields(s)})
-            obs[rows] = observe(at, rules)
-            mask[rows] = bb.to_bools(engine.legal_action_mask(at, rules), NUM_ACTIONS)
-        live = t < data["length"]
-        ended = engine.step(s, np.where(live, data["actions"][:, t], 20).astype(np.int8), rules)
-        s.phase[ended] = engine.DONE
+            at = pos.take(hand[rows])
+            obs[rows] = at.observe()
+            mask[rows] = at.legal_mask()
+        pos.step(data["actions"][:, t])  # a hand's actions end with it (-1 after): a finished hand stays as it is
     if (mask != ~np.isnan(data["values"].astype(np.float32))).any():
         raise ValueError("labels do not fit their positions: values are not exactly the legal actions'")
     return obs, mask

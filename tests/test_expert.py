@@ -20,7 +20,7 @@ from agents.checkpoint import read_checkpoint  # noqa: E402
 from agents.pimc import PIMCAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.training import expert  # noqa: E402
-from agents.training.config import Config  # noqa: E402
+from agents.training.expert import ExpertConfig  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.rules import NUM_ACTIONS, get_rules  # noqa: E402
 
@@ -117,7 +117,7 @@ def test_fit_moves_the_policy_to_the_searchs_best_action():
     torch.manual_seed(0)
     net = expert.network(16, 2)
     opt = torch.optim.Adam(net.parameters(), lr=3e-3)
-    cfg = Config(tau=0.05, fit_epochs=60, fit_batch=32)
+    cfg = ExpertConfig(tau=0.05, fit_epochs=60, fit_batch=32)
     values = data["values"].astype(np.float32)
     best = np.where(mask, np.nan_to_num(values), -np.inf).argmax(1)
     clear = np.sort(np.where(mask, np.nan_to_num(values), -np.inf), 1)[:, -2] < values.max(1, initial=-9, where=mask) - 0.2

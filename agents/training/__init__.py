@@ -17,14 +17,17 @@ the dealer); the config is logged as text. Checkpoints (model, optimiser, config
 observation version, counters, RNG and game state) are written atomically every
 ``checkpoint_minutes``, at the end and on Ctrl-C or SIGTERM.
 
-The pieces, DouZero-style: :mod:`.config` (the typed config and resuming), :mod:`.rollout`
-(self-play: games, opponents, the decisions collected; :mod:`.actors` runs it on Ray), :mod:`.update` (the learner's step),
-:mod:`.report` (TensorBoard and the periodic evaluation), :mod:`.state` (checkpoints) and
-:mod:`.loop` (``main``, the loop that ties them together).
+Each algorithm is a module (:mod:`.ppo`, :mod:`.expert`; listed in :mod:`.algorithms`) with its
+config and run; :mod:`.loop` (``main``) reads the config and hands the run to it. The pieces,
+DouZero-style: :mod:`.config` (the fields of every run, and resuming), :mod:`.rollout`
+(self-play: games, opponents, the decisions collected; :mod:`.actors` runs it on Ray),
+:mod:`.update` (the learner's step), :mod:`.report` (TensorBoard and the periodic evaluation),
+:mod:`.state` (checkpoints) and :mod:`.stopping` (Ctrl-C and SIGTERM).
 """
 
 from ..checkpoint import CheckpointError
-from .config import RESUMABLE, Config, parse_config
-from .loop import main
+from .algorithms import ALGORITHMS
+from .config import RunConfig
+from .loop import main, parse_config
 
-__all__ = ["RESUMABLE", "CheckpointError", "Config", "main", "parse_config"]
+__all__ = ["ALGORITHMS", "CheckpointError", "RunConfig", "main", "parse_config"]

@@ -21,16 +21,14 @@ from cuatrola_env import get_rules
 from ..checkpoint import to_arrays
 from ..network import PolicyValueNet
 from ..parallel import start_ray
-from .config import Config
 from .rollout import Progress, SelfPlay
 
 
 class RolloutWorker:
-    """Shard ``shard`` of the games of a run (``cfg`` and ``rules`` as plain dicts)."""
+    """Shard ``shard`` of the games of a run (``cfg``, its config; ``rules`` as a plain dict)."""
 
-    def __init__(self, cfg: dict, rules: dict, shard: int):
-        base = Config(**cfg)
-        self.cfg = dataclasses.replace(base, num_envs=base.num_envs // base.workers, seed=base.seed + 7919 * (shard + 1))
+    def __init__(self, cfg, rules: dict, shard: int):
+        self.cfg = dataclasses.replace(cfg, num_envs=cfg.num_envs // cfg.workers, seed=cfg.seed + 7919 * (shard + 1))
         torch.set_num_threads(1)
         torch.manual_seed(self.cfg.seed)
         self.net = PolicyValueNet(self.cfg.hidden, self.cfg.layers).eval()
@@ -63,13 +61,13 @@ class RolloutWorker:
 class ShardedPlay:
     """The :class:`SelfPlay` interface over ``cfg.workers`` rollout actors on Ray."""
 
-    def __init__(self, cfg: Config, rules, net: PolicyValueNet):
+    def __init__(self, cfg, rules, net: PolicyValueNet):
         import ray  # the scale extra: only a run with workers > 1 needs it
 
         start_ray(cfg.workers, cfg.ray_address or None)
         self.ray, self.cfg, self.net = ray, cfg, net
         actor = ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker)
-        self.actors = [actor.remote(dataclasses.asdict(cfg), rules.to_dict(), k) for k in range(cfg.workers)]
+        self.actors = [actor.remote(cfg, rules.to_dict(), k) for k in range(cfg.workers)]
         self.contract_log: list[tuple] = []
         self.episode_log: list[tuple] = []
 

@@ -57,10 +57,48 @@ from ..base import seat_view
 from ..checkpoint import CheckpointError, save_checkpoint
 from ..network import PolicyValueNet
 from ..parallel import Runner
-from ..search import SearchAgent
-from .config import Config
+from ..search import BID_VALUATIONS, SearchAgent
+from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, learner_device, option, resumed_config
+from .report import evaluate_policy
+from .stopping import stop_signals
 
 MAX_DECISIONS = 24  #: actions in a hand at most: four bids and twenty cards
+
+
+@dataclasses.dataclass
+class ExpertConfig(RunConfig):
+    """An expert-iteration run: the fields of every run, and these."""
+
+    expert_iterations: int = option(6, "label-and-fit iterations (each labels positions the latest network reaches)")
+    expert_hands: int = option(4000, "hands played and labelled per iteration")
+    label_worlds: int = option(16, "deals drawn to value a card play")
+    label_bid_worlds: int = option(8, "deals drawn to value a bid")
+    label_candidates: int = option(64, "candidate deals weighed by the network's likelihood of the other seats' actions")
+    label_infer: float = option(1.0, "weight of that inference (0: uniform deals; never used on an untrained network)")
+    label_temperature: float = option(1.0, "temperature of the network's sampled play while positions are gathered")
+    label_margin_coef: float = option(0.0, "add this times the team's final card-point margin / 100 to a card's value "
+                                           "(pass, solo)")
+    label_bids: str = option("solver", "value bids by the solver (PIMC's way) or by rollouts of the network's own play "
+                                       "(rollout; the solver while the network is untrained)")
+    label_per_task: int = option(25, "hands per labelling task")
+    tau: float = option(0.1, "policy target softmax(values / tau), values in game points")
+    q_coef: float = option(1.0, "weight of the action-value head's Huber loss")
+    fit_epochs: int = option(3, "passes over the aggregated data per iteration")
+    fit_batch: int = option(512, "minibatch size")
+    expert_data: str = option("", "label files of earlier runs (comma-separated data/iteration_K.npz), copied in and "
+                                  "fitted on first")
+    keep_iterations: int = option(0, "fit on the data of the last N iterations (0: all of them)")
+
+
+#: fields a resumed expert-iteration run may change
+EXPERT_RESUMABLE = RESUMABLE + ("expert_iterations",)
+
+#: what an expert-iteration checkpoint to resume from holds
+RESUME_FIELDS = ("run_name", "config", "optimizer", "iteration", "rng", "torch_rng", "data")
+
+#: fields added after expert checkpoints were first written (some of them), with their defaults
+EXPERT_LATER = {**LATER_FIELDS, **{f.name: f.default for f in dataclasses.fields(ExpertConfig)
+                                   if f.name not in {g.name for g in dataclasses.fields(RunConfig)}}}
 FIELDS = ("deal", "dealer", "muestra", "score", "actions", "length", "hand", "step", "values")
 
 #: the largest label value a file may hold (game points a hand, with a card-point margin share)
@@ -175,7 +213,7 @@ def replay(data: dict, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     return obs, mask
 
 
-def label(runner: Runner, net: PolicyValueNet, cfg: Config, iteration: int, trained: bool) -> dict:
+def label(runner: Runner, net: PolicyValueNet, cfg: ExpertConfig, iteration: int, trained: bool) -> dict:
     """One iteration's data: ``cfg.expert_hands`` hands in tasks of ``cfg.label_per_task``."""
     weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
     options = {"worlds": cfg.label_worlds, "bid_worlds": cfg.label_bid_worlds, "candidates": cfg.label_candidates,
@@ -197,7 +235,7 @@ def soft_targets(values: torch.Tensor, mask: torch.Tensor, tau: float) -> torch.
     return torch.softmax(z, -1)
 
 
-def fit(net: PolicyValueNet, opt, cfg: Config, obs: np.ndarray, mask: np.ndarray, values: np.ndarray,
+def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.ndarray, values: np.ndarray,
         rng: np.random.Generator) -> dict:
     """``cfg.fit_epochs`` passes over the data; the losses, and held-out agreement with the search."""
     device = next(net.parameters()).device
@@ -309,7 +347,7 @@ def check_data(data: dict, path) -> None:
             raise CheckpointError(f"{path}: field {k!r} holds values outside {lo}..{hi}")
 
 
-def run(cfg: Config, run_name: str, run_dir: Path, net: PolicyValueNet, opt, rng: np.random.Generator,
+def run(cfg: ExpertConfig, run_name: str, run_dir: Path, net: PolicyValueNet, opt, rng: np.random.Generator,
         iteration: int, files: list[str], stop: dict, evaluate) -> tuple[int, list[str]]:
     """Iterations from ``iteration`` up to ``cfg.expert_iterations``, a checkpoint after each;
     returns the iterations done and the run's label files (relative to ``run_dir``)."""
@@ -363,7 +401,7 @@ class LabelStore:
         return self._replayed[name]
 
 
-def fit_files(net, opt, cfg: Config, store: LabelStore, files: list[str], rng) -> tuple[dict, np.ndarray]:
+def fit_files(net, opt, cfg: ExpertConfig, store: LabelStore, files: list[str], rng) -> tuple[dict, np.ndarray]:
     """Fit on the label files kept (all, or the last ``keep_iterations``); the stats and the observations."""
     kept = files[-cfg.keep_iterations:] if cfg.keep_iterations else files
     obs, mask, values = (np.concatenate(x) for x in zip(*(store.get(f) for f in kept), strict=True))
@@ -381,7 +419,7 @@ def copy_given_data(given: str, run_dir: Path) -> list[str]:
     return names
 
 
-def snapshot(run_name: str, cfg: Config, rules: Rules, net, opt, rng: np.random.Generator, iteration: int,
+def snapshot(run_name: str, cfg: ExpertConfig, rules: Rules, net, opt, rng: np.random.Generator, iteration: int,
              files: list[str], labels: int) -> dict:
     """An expert-iteration checkpoint: what every model file has, and the run's place and label files."""
     return {"run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(), "obs_version": OBS_VERSION,
@@ -403,3 +441,42 @@ def restore(ck: dict, path: str, run_dir: Path, net, opt, rng: np.random.Generat
     if absent:
         raise CheckpointError(f"{path}: label file(s) {absent} are not in the run's folder {run_dir}")
     return int(ck["iteration"]), files
+
+
+def check(cfg: ExpertConfig) -> None:
+    """``ValueError`` naming a field no expert-iteration run can start with."""
+    if cfg.label_bids not in BID_VALUATIONS:
+        raise ValueError(f"label_bids must be one of {', '.join(BID_VALUATIONS)}, got {cfg.label_bids!r}")
+    get_rules(cfg.rules)
+    if cfg.workers < 1:
+        raise ValueError(f"workers must be at least 1, got {cfg.workers}")
+    learner_device(cfg.device)
+
+
+def check_checkpoint(ck: dict, path: str) -> None:
+    """:class:`CheckpointError` naming the first field of an expert checkpoint a run cannot resume from
+    (its config's fields already checked)."""
+    if not isinstance(ck["data"], list) or not all(isinstance(p, str) for p in ck["data"]):
+        raise CheckpointError(f"{path}: field 'data' must be the list of the run's label files")
+
+
+def resumed(saved: dict, given: dict) -> ExpertConfig:
+    return resumed_config(ExpertConfig, saved, given, EXPERT_RESUMABLE, EXPERT_LATER)
+
+
+def start(cfg: ExpertConfig, resume: str | None, ck: dict | None, init: dict | None, run_name: str, run_dir: Path,
+          rng: np.random.Generator) -> int:
+    """Label, fit, relabel (:func:`run`), the learner on its device; until ``expert_iterations``, or Ctrl-C / SIGTERM."""
+    net = network(cfg.hidden, cfg.layers, init).to(learner_device(cfg.device))
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    iteration, files = restore(ck, resume, run_dir, net, opt, rng) if ck else (0, [])
+    with stop_signals() as stop:
+        iteration, files = run(cfg, run_name, run_dir, net, opt, rng, iteration, files, stop, evaluate_policy)
+    print(f"{'stopped' if stop['now'] else 'finished'}: {iteration} iterations; checkpoint {run_dir / 'checkpoint.pt'}")
+    return 0
+
+
+ALGORITHM = Algorithm("expert", ExpertConfig, EXPERT_RESUMABLE, RESUME_FIELDS, EXPERT_LATER, check, check_checkpoint,
+                      resumed, lambda model: model, start)
+
+__all__ = ["ALGORITHM", "ExpertConfig"]

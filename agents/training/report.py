@@ -10,7 +10,7 @@ from cuatrola_env.rules import CONTRACT_NAMES
 
 from .. import evaluation
 from ..torch_agent import TorchAgent
-from .config import Config
+from .config import RunConfig
 from .rollout import SelfPlay
 
 BIDS_EVERY = 5  #: updates between two bids/ and charts/game_points_* points
@@ -44,7 +44,7 @@ def log_bids(writer, log, step) -> None:
             writer.add_scalar(f"bids/{CONTRACT_NAMES[c]}_by_seat_{rel}", float(s2.mean()), step)
 
 
-def evaluate_policy(writer, net, rules, cfg: Config, step: int) -> dict:
+def evaluate_policy(writer, net, rules, cfg: RunConfig, step: int) -> dict:
     """Duplicate evaluation of the current policy against random and heuristic."""
     deals = evaluation.make_deals(cfg.eval_deals, 12345)
     me = evaluation.Side("model", (TorchAgent(net), TorchAgent(net)))

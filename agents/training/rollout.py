@@ -23,7 +23,6 @@ from ..base import batch_views
 from ..heuristic import HeuristicAgent
 from ..network import PolicyValueNet
 from ..registry import make_agent
-from .config import Config
 
 #: what a rollout records per decision
 KEYS = ("obs", "pobs", "mask", "action", "logp", "env", "uid", "seat", "learn", "bidding", "imitated", "target")
@@ -54,7 +53,7 @@ class SelfPlay:
     """``num_envs`` games in a :class:`VectorCuatrola`, played by the learner, the heuristic and
     the pool; :meth:`collect` plays ``num_steps`` decisions of every game."""
 
-    def __init__(self, cfg: Config, rules: Rules, net: PolicyValueNet):
+    def __init__(self, cfg, rules: Rules, net: PolicyValueNet):
         n = cfg.num_envs
         n_heur, n_pool = int(round(cfg.heuristic_frac * n)), int(round(cfg.pool_frac * n))
         if n_heur + n_pool > n:

@@ -19,11 +19,10 @@ from cuatrola_env.observation import OBS_VERSION
 from cuatrola_env.rules import Rules
 
 from ..checkpoint import CheckpointError, to_arrays
-from .config import Config
 from .rollout import Progress
 
 
-def snapshot(run_name: str, cfg: Config, rules: Rules, net, opt, rng: np.random.Generator, play, run: Progress) -> dict:
+def snapshot(run_name: str, cfg, rules: Rules, net, opt, rng: np.random.Generator, play, run: Progress) -> dict:
     """The checkpoint payload of a run at this point."""
     return {
         "run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(), "obs_version": OBS_VERSION,

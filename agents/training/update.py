@@ -6,10 +6,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .config import Config
 
-
-def _optimise(net, opt, loss: torch.Tensor, cfg: Config) -> None:
+def _optimise(net, opt, loss: torch.Tensor, cfg) -> None:
     """One gradient step with the gradient norm clipped."""
     opt.zero_grad()
     loss.backward()
@@ -23,7 +21,7 @@ def _accumulate(sums: dict[str, float], **values: torch.Tensor) -> None:
         sums[k] = sums.get(k, 0.0) + v.item()
 
 
-def imitation_update(net, opt, cfg: Config, data: dict, returns: np.ndarray, rng: np.random.Generator) -> dict:
+def imitation_update(net, opt, cfg, data: dict, returns: np.ndarray, rng: np.random.Generator) -> dict:
     """Warm start: cross-entropy towards the heuristic's actions; the critic learns their returns."""
     size = len(returns)
     if size < cfg.num_minibatches:
@@ -44,7 +42,7 @@ def imitation_update(net, opt, cfg: Config, data: dict, returns: np.ndarray, rng
     return {k: v / cfg.num_minibatches for k, v in sums.items()}
 
 
-def ppo_update(net, opt, cfg: Config, data: dict, returns: np.ndarray, rng: np.random.Generator) -> dict:
+def ppo_update(net, opt, cfg, data: dict, returns: np.ndarray, rng: np.random.Generator) -> dict:
     size = len(returns)
     if size < cfg.num_minibatches:
         return {}

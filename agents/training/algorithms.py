@@ -1,0 +1,18 @@
+"""The training algorithms ``--algorithm`` offers, by name: one line each.
+
+An algorithm is a module with its config (a :class:`~agents.training.config.RunConfig` with its
+own fields), its checkpoint's checks and its run, described by an
+:class:`~agents.training.config.Algorithm` (docs/architecture.md: how to add one).
+"""
+
+from __future__ import annotations
+
+from . import expert, ppo
+from .config import Algorithm
+
+ALGORITHMS: dict[str, Algorithm] = {
+    "ppo": ppo.ALGORITHM,
+    "expert": expert.ALGORITHM,
+}
+
+__all__ = ["ALGORITHMS"]

@@ -1,0 +1,170 @@
+"""``--algorithm ppo`` (the default): imitation of the heuristic as a warm start, then masked PPO
+with a perfect-information critic, in self-play against the heuristic, a pool of past networks
+and itself (see :mod:`agents.training`).
+
+The run: roll out ``num_steps`` decisions of every game (:mod:`.rollout`, or :mod:`.actors` on
+Ray workers), learn from the finished hands (:mod:`.update`), report (:mod:`.report`), and
+checkpoint every ``checkpoint_minutes`` and at the end (:mod:`.state`).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from cuatrola_env import get_rules
+
+from ..checkpoint import CheckpointError, save_checkpoint
+from ..network import PolicyValueNet
+from ..registry import is_plugin, make_agent
+from .actors import ShardedPlay
+from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, learner_device, option, resumed_config
+from .report import evaluate_policy, log_update
+from .rollout import Progress, SelfPlay
+from .state import restore, snapshot
+from .stopping import stop_signals
+from .update import imitation_update, ppo_update
+
+
+@dataclasses.dataclass
+class PPOConfig(RunConfig):
+    """A PPO run: the fields of every run, and these."""
+
+    num_envs: int = option(1024, "games stepped at once")
+    num_steps: int = option(24, "decisions per game per rollout")
+    total_decisions: int = option(70_000_000, "decisions to train for")
+    update_epochs: int = option(1, "PPO epochs per rollout")
+    num_minibatches: int = option(16, "minibatches per epoch")
+    clip_coef: float = option(0.2, "PPO clipping")
+    ent_coef: float = option(0.01, "entropy bonus")
+    vf_coef: float = option(0.5, "value loss weight")
+    imitation_decisions: int = option(6_000_000, "warm start: imitate the heuristic's choices for N decisions "
+                                                 "(DAgger), then PPO")
+    bid_ent_coef: float = option(0.05, "extra entropy bonus on bidding decisions (keeps the contracts explored)")
+    card_points_coef: float = option(0.5, "shaping: add this times the team's card-point margin / 100 to each return")
+    heuristic_frac: float = option(0.35, "share of games where one team is the heuristic bot (the other the learner)")
+    opponent: str = option("heuristic", "agent spec of the fixed opponent team of heuristic_frac of the games after "
+                                        "the warm start (a plug-in too)")
+    pool_frac: float = option(0.25, "share of games where one team is a frozen past version of the network")
+    pool_size: int = option(8, "frozen past versions kept in the opponent pool")
+    pool_every: int = option(10, "add the current network to the pool every N updates")
+
+
+#: fields a resumed PPO run may change
+PPO_RESUMABLE = RESUMABLE + ("total_decisions",)
+
+#: what a PPO checkpoint to resume from holds, besides the fields every model file has
+RESUME_FIELDS = ("run_name", "config", "optimizer", "step", "update", "rng", "torch_rng", "env", "hand_uid", "pending", "pool")
+
+#: fields added after PPO checkpoints were first written, with the value every older run had
+PPO_LATER = {**LATER_FIELDS, "opponent": "heuristic"}
+
+
+def check(cfg: PPOConfig) -> None:
+    """``ValueError`` naming a field no PPO run can start with."""
+    get_rules(cfg.rules)  # a clear error for a bad preset
+    make_agent(cfg.opponent)  # and for a bad opponent spec, before anything runs
+    if not (0 <= cfg.heuristic_frac and 0 <= cfg.pool_frac and cfg.heuristic_frac + cfg.pool_frac <= 1):
+        raise ValueError(f"heuristic_frac and pool_frac must be shares adding up to at most 1 "
+                         f"(got {cfg.heuristic_frac} + {cfg.pool_frac})")
+    if cfg.workers < 1 or cfg.num_envs % cfg.workers:
+        raise ValueError(f"workers must be at least 1 and divide num_envs ({cfg.num_envs}), got {cfg.workers}")
+    learner_device(cfg.device)  # and for a device this machine lacks
+
+
+def check_checkpoint(ck: dict, path: str) -> None:
+    """:class:`CheckpointError` naming the first field of a PPO checkpoint a run cannot resume from
+    (its config's fields already checked)."""
+    n, workers = ck["config"]["num_envs"], ck["config"].get("workers", 1)
+    if workers > 1:  # each rollout worker's games are in its own state
+        shards = ck["env"].get("workers") if isinstance(ck["env"], dict) else None
+        if not isinstance(shards, list) or len(shards) != workers:
+            raise CheckpointError(f"{path}: field 'env' does not hold the states of the run's {workers} rollout workers")
+        return
+    state = ck["env"].get("state") if isinstance(ck["env"], dict) else None
+    if not isinstance(state, dict) or not state:
+        raise CheckpointError(f"{path}: field 'env' holds no game state")
+    wrong = sorted(k for k, v in state.items() if not isinstance(v, torch.Tensor) or tuple(v.shape[:1]) != (n,))
+    if not isinstance(ck["hand_uid"], torch.Tensor) or tuple(ck["hand_uid"].shape) != (n,):
+        wrong.append("hand_uid")
+    if wrong:
+        raise CheckpointError(f"{path}: field(s) {wrong} of field 'env' do not hold the run's {n} games (num_envs)")
+
+
+def resumed(saved: dict, given: dict) -> PPOConfig:
+    """The checkpoint's config with the flags given; a plug-in opponent only if named again (a file
+    never chooses code to import)."""
+    opponent = saved.get("opponent", PPO_LATER["opponent"])
+    if is_plugin(opponent) and given.get("opponent") != opponent:
+        raise CheckpointError(f"the checkpoint's run plays against the plug-in agent {opponent!r:.100}, and a "
+                              "file never chooses code to import: resume with --opponent naming the same spec")
+    return resumed_config(PPOConfig, saved, given, PPO_RESUMABLE, PPO_LATER)
+
+
+def init_weights(model: dict) -> dict:
+    """A network to start from, without an action-value head (PPO has none)."""
+    return {k: v for k, v in model.items() if not k.startswith("q_net.")}
+
+
+def run(cfg: PPOConfig, resume: str | None, ck: dict | None, init: dict | None, run_name: str, run_dir: Path,
+        rng: np.random.Generator) -> int:
+    """Roll out, learn, report, checkpoint; until ``total_decisions``, or Ctrl-C / SIGTERM."""
+    rules = get_rules(cfg.rules)
+    net = PolicyValueNet(cfg.hidden, cfg.layers)  # acts, on the CPU
+    play = SelfPlay(cfg, rules, net) if cfg.workers == 1 else ShardedPlay(cfg, rules, net)
+    device = learner_device(cfg.device)
+    learner = net if device.type == "cpu" else copy.deepcopy(net).to(device)  # learns, on its device
+    opt = torch.optim.Adam(learner.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    progress = Progress.start(cfg.num_envs)
+    if init is not None:
+        learner.load_state_dict(init)
+    if ck:
+        progress = restore(ck, resume, learner, opt, rng, play)
+    if learner is not net:
+        net.load_state_dict(learner.state_dict())
+    writer = SummaryWriter(str(run_dir))
+    writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
+
+    def checkpoint():
+        save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, learner, opt, rng, play, progress))
+
+    bar = tqdm(total=cfg.total_decisions, initial=progress.step, unit="dec", desc=run_name, file=sys.stderr, smoothing=0.1)
+    last_checkpoint = time.time()
+    with stop_signals() as stop:
+        while progress.step < cfg.total_decisions and not stop["now"]:
+            started = time.perf_counter()
+            data, returns, imitating = play.collect(progress, rng)
+            progress.step += play.decisions_per_rollout
+            stats = (imitation_update if imitating else ppo_update)(learner, opt, cfg, data, returns, rng)
+            if learner is not net:
+                net.load_state_dict(learner.state_dict())  # the actors' CPU copy, refreshed every update
+            progress.update += 1
+            bar.update(play.decisions_per_rollout)
+            log_update(writer, play, stats, returns, progress.update, progress.step, time.perf_counter() - started)
+            if cfg.pool_frac > 0 and progress.update % cfg.pool_every == 0:
+                progress.add_to_pool(net, cfg.pool_size)
+            if cfg.eval_every and progress.update % cfg.eval_every == 0:
+                evaluate_policy(writer, net, rules, cfg, progress.step)
+            if time.time() - last_checkpoint > 60 * cfg.checkpoint_minutes:
+                checkpoint()
+                last_checkpoint = time.time()
+        checkpoint()
+    bar.close()
+    writer.close()
+    play.close()
+    print(f"{'stopped' if stop['now'] else 'finished'}: {progress.step} decisions; checkpoint {run_dir / 'checkpoint.pt'}")
+    return 0
+
+
+ALGORITHM = Algorithm("ppo", PPOConfig, PPO_RESUMABLE, RESUME_FIELDS, PPO_LATER, check, check_checkpoint, resumed,
+                      init_weights, run)
+
+__all__ = ["ALGORITHM", "PPOConfig"]

@@ -160,8 +160,8 @@ class Position:
     @classmethod
     def from_game(cls, game) -> Position:
         """The current position of a :class:`cuatrola_env.game.Game` (card play only)."""
-        g = game.single
-        return cls(list(g.hands), g.current, game.trick, g.trick_num, g.sung, g.trump, g.sitter, g.contract, g.declarer,
+        v = game.seat_view()
+        return cls(game.hands, v.seat, list(v.trick), v.trick_num, v.sung, v.trump, v.sitter, v.contract, v.declarer,
                    game.rules)
 
     def _trick_state(self):

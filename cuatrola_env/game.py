@@ -28,6 +28,7 @@ from .observation import observe_perfect_information
 from .rules import CONTRACT_NAMES, NUM_ACTIONS, NUM_CARDS, RulesLike, action_name, get_rules
 from .single import SingleGame
 from .vector import Mode
+from .view import SeatView, seat_view
 
 RECORD_FORMAT = "cuatrola-record"
 RECORD_VERSION = 1
@@ -167,6 +168,27 @@ class Game:
     def observe(self, seat: int | None = None) -> np.ndarray:
         """(OBS_DIM,) float32 observation of ``seat`` (default: the seat to act)."""
         return self.single.observe(self.single.current if seat is None else seat)
+
+    def seat_view(self, seat: int | None = None) -> SeatView:
+        """What ``seat`` (default: the seat to act) may see now, with the hand's history
+        (:class:`~cuatrola_env.view.SeatView`)."""
+        return seat_view(self, seat)
+
+    @property
+    def hands(self) -> list[int]:
+        """Every seat's unplayed cards (20-bit masks, seat order): the whole deal as it stands, for a
+        referee or a double-dummy analysis, never for a seat's decision (:meth:`seat_view` is that)."""
+        return list(self.single.hands)
+
+    @property
+    def cards_left(self) -> list[int]:
+        """How many unplayed cards each seat holds (public)."""
+        return [bin(h).count("1") for h in self.single.hands]
+
+    @property
+    def trick_size(self) -> int:
+        """Cards in each trick of this hand: 4, or 3 once a declarer's partner sits out."""
+        return self.single.trick_size
 
     def perfect_information(self, seat: int | None = None) -> np.ndarray:
         """The observation plus every hidden hand: for critics and oracles, never for play."""

@@ -59,12 +59,13 @@ beginner   samples the policy at temperature 1; 70% of its card plays at random
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from agents.base import SeatView, seat_view
+from agents.base import seat_view
 from agents.belief import Inconsistent, sample_worlds
 from agents.models import ONNX_MODEL
 from agents.player import PolicyPlayer
@@ -165,22 +166,18 @@ def _replay_bids(s: _SeatState, rng) -> tuple[Game, list[tuple[int, int]]]:
     _reset(game, trial, s.dealer, s.muestra, s.score)
     for i, b in enumerate(s.bids):
         _step(game, b, f"bids[{i}]")
-    if s.plays and game.single.phase == 0:
+    if s.plays and game.seat_view(s.seat).phase == 0:
         raise BotStateError(f"tricks: cards were played but the bidding is not over (bids: {s.bids})")
-    _check_trick_sizes(s.tricks, game.single.trick_size)
+    _check_trick_sizes(s.tricks, game.trick_size)
     return game, game.history + [(seat, c) for _, seat, c in s.plays]
 
 
 def _hidden_deal(s: _SeatState, game: Game, history, rng) -> list[int]:
     """A placement of the hidden cards (by the belief sampler) that makes every play so far legal."""
-    g = game.single
-    view = SeatView(
-        seat=s.seat, rules=s.rules, hand=sum(1 << c for c in s.hand), legal=0, phase=g.phase, dealer=s.dealer,
-        muestra=s.muestra, trump=g.trump, muestra_held=not any(c == s.muestra for _, _, c in s.plays),
-        bids=tuple(g.bids), contract=g.contract, declarer=g.declarer, sitter=g.sitter, history=tuple(history), trick=(),
-        trick_num=0, tricks_won=(0, 0, 0, 0), points=(0, 0), sung=0, score=(s.score[0], s.score[1]),
-        played=sum(1 << c for _, _, c in s.plays),
-    )
+    # the seat's view after the bids, with the plays as history: what the sampler infers the hidden cards from
+    view = dataclasses.replace(game.seat_view(s.seat), hand=sum(1 << c for c in s.hand), legal=0,
+                               muestra_held=not any(c == s.muestra for _, _, c in s.plays), history=tuple(history),
+                               played=sum(1 << c for _, _, c in s.plays))
     try:
         unplayed = sample_worlds(view, 1, rng, max_restarts=50)[0]
     except Inconsistent:
@@ -208,7 +205,8 @@ def _replay_hand(s: _SeatState, game: Game, deal: list[int]) -> None:
     if game.current_player != s.seat:
         raise BotStateError(f"seat: it is seat {game.current_player}'s turn, not seat {s.seat}'s")
     if s.contract is not None:
-        have = CONTRACT_NAMES[game.single.contract] if game.single.contract >= 0 else None
+        contract = game.seat_view(s.seat).contract
+        have = CONTRACT_NAMES[contract] if contract >= 0 else None
         if s.contract != have:
             raise BotStateError(f"contract: the bids give {have!r}, the state says {s.contract!r}")
 
@@ -252,13 +250,12 @@ def _step(game: Game, action: int, field: str) -> None:
 def seat_state(game: Game, seat: int | None = None) -> dict:
     """The JSON game state of ``seat`` (default: the seat to act) of a game: what a game
     server holds for one seat, the inverse of :func:`replay_state`."""
-    g = game.single
-    seat = g.current if seat is None else seat
-    plays = [[s, a] for s, a in game.plays]
+    v = game.seat_view(seat)
+    plays, size = [[s, a] for s, a in game.plays], game.trick_size
     return {
-        "seat": seat, "dealer": g.dealer, "muestra": g.muestra, "score": list(g.score), "rules": game.rules.name,
-        "hand": cards_of(g.hands[seat]), "bids": [a for _, a in game.history if a >= NUM_CARDS],
-        "tricks": [plays[i : i + g.trick_size] for i in range(0, len(plays), g.trick_size)],
+        "seat": v.seat, "dealer": v.dealer, "muestra": v.muestra, "score": list(v.score), "rules": game.rules.name,
+        "hand": cards_of(v.hand), "bids": [a for _, a in game.history if a >= NUM_CARDS],
+        "tricks": [plays[i : i + size] for i in range(0, len(plays), size)],
     }
 
 

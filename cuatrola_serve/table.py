@@ -18,6 +18,8 @@ import numpy as np
 
 from agents.base import seat_view
 from agents.heuristic import HeuristicAgent
+from cuatrola_env.bitboards import cards_of
+from cuatrola_env.core import CABALLO_OF_SUIT
 from cuatrola_env.game import Game
 from cuatrola_env.rules import CONTRACT_NAMES, SUIT_NAMES, RulesLike, action_name, card_name
 
@@ -104,23 +106,24 @@ class Table:
     # ------------------------------------------------------------------ the human's view
     def view(self) -> dict:
         """What the human seat may see, as plain JSON (no other seat's unplayed card)."""
-        g, game, me = self.game.single, self.game, self.human
-        plays, size, trick = game.plays, g.trick_size, game.trick
+        game, me = self.game, self.human
+        g = game.seat_view(me)  # what the human may see; no other seat's unplayed card is read below
+        plays, size, trick = game.plays, game.trick_size, game.trick
         done = plays[: len(plays) - len(trick)]  # the plays of the finished tricks
         last_trick = done[-size:] if done else []
-        to_act = None if game.over else g.current
+        to_act = None if game.over else game.current_player
         return {
             "seat": me,
             "to_act": to_act,
             "phase": "over" if game.over else ("bidding" if g.phase == 0 else "playing"),
             "dealer": g.dealer,
-            "mano": (g.dealer + 1) % 4,
+            "mano": g.mano,
             "muestra": g.muestra,
             "muestra_name": card_name(g.muestra),
-            "muestra_held": not (g.played >> g.muestra) & 1,
+            "muestra_held": g.muestra_held,
             "trump": SUIT_NAMES[g.trump],
-            "hand": [c for c in range(20) if g.hands[me] >> c & 1],
-            "cards_left": [bin(h).count("1") for h in g.hands],
+            "hand": cards_of(g.hand),
+            "cards_left": game.cards_left,
             "legal": game.legal_actions() if to_act == me else [],
             "bids": [None if b < 0 else CONTRACT_NAMES[b] for b in g.bids],
             "contract": None if g.contract < 0 else CONTRACT_NAMES[g.contract],
@@ -131,7 +134,7 @@ class Table:
             "trick_num": g.trick_num,
             "tricks_won": list(g.tricks_won),
             "points": list(g.points),
-            "sung": [SUIT_NAMES[s] for s in range(4) if g.sung >> (5 * s + 1) & 1],
+            "sung": [SUIT_NAMES[s] for s in range(4) if g.sung & CABALLO_OF_SUIT[s]],
             "score": list(g.score),
             "target": game.rules.target,
             "rules": game.rules.name,

@@ -36,7 +36,7 @@ _TRUE_HANDS: dict[int, list[int]] = {}  # id(view) -> the game's unplayed hands 
 def _cheating_seat_view(game, seat=None, _fair=evaluate.seat_view):
     view = _fair(game, seat)
     _TRUE_HANDS.clear()
-    _TRUE_HANDS[id(view)] = [int(h) for h in game.single.hands]
+    _TRUE_HANDS[id(view)] = list(game.hands)
     return view
 
 

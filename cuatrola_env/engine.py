@@ -9,43 +9,8 @@ hand end (``hand_results``, ``seat_rewards``) → next hand. :class:`cuatrola_en
 is the thin public wrapper around these functions for batches, :class:`cuatrola_env.single.SingleGame`
 runs the same rules (``cuatrola_env.core``) for one game on Python ints.
 
-State fields (``N`` = number of games; seats are absolute, 0..3, in playing order)
-------------------------------------------------------------------------------------
-========== =========== ====== ===========================================================
-field      shape       dtype  meaning
-========== =========== ====== ===========================================================
-hands      (N, 4)      u32    unplayed cards of each seat (bit i = card i)
-played     (N,)        u32    every card played this hand
-dealer     (N,)        i8     dealer seat; la mano is (dealer + 1) % 4
-muestra    (N,)        i8     the dealer's face-up card; its suit is trump
-trump      (N,)        i8     trump suit (suit of the muestra)
-phase      (N,)        i8     0 bidding, 1 card play, 2 over (only without auto-reset)
-current    (N,)        i8     seat to act
-bids       (N, 4)      i8     bid of each seat: -1 not spoken yet, 0 pass, 1 solo, 2 cuatrola, 3 quintola
-n_bids     (N,)        i8     bids spoken so far (0..4)
-high_bid   (N,)        i8     highest bid so far (0 = nobody bid yet)
-declarer   (N,)        i8     highest bidder, -1 while nobody bid / under contract pass
-sitter     (N,)        i8     the declarer's partner, who sits out; -1 under pass
-contract   (N,)        i8     -1 during bidding, then 0 pass, 1 solo, 2 cuatrola, 3 quintola
-trick_num  (N,)        i8     index of the trick in play (0..4; 5 once the hand is over)
-trick_len  (N,)        i8     cards in the trick in play
-trick_size (N,)        i8     cards per trick: 4, or 3 when a seat sits out
-led        (N,)        i8     suit led in the trick in play (-1 before the lead)
-best_led   (N,)        i8     highest card of the led suit in the trick (-1 none)
-best_trump (N,)        i8     highest trump in a trick led in another suit (-1 none)
-win_seat   (N,)        i8     seat winning the trick in play so far
-leaders    (N, 5)      i8     leader of each trick (-1 not started)
-winners    (N, 5)      i8     winner of each trick (-1 not finished)
-cantes     (N, 5)      i8     suit sung right after each trick (-1 none)
-seat_played(N, 4)      u32    cards each seat has played this hand
-trick_played(N, 5)     u32    cards played in each trick
-tricks_won (N, 4)      i8     tricks won by each seat this hand
-points     (N, 2)      i16    team points this hand: cards won + cantes + last trick
-cante_pts  (N, 2)      i16    the cantes part of ``points``
-sung       (N,)        u32    caballo bit of every suit already sung this hand
-sung_by    (N, 4)      i8     team that sang each suit (-1 not sung)
-score      (N, 2)      i16    match score of teams 0 (seats 0, 2) and 1 (seats 1, 3)
-========== =========== ====== ===========================================================
+The state's fields (:data:`FIELDS`, each with its shape, dtype, value at a hand's start and
+meaning) are declared once; the table below is written from that declaration.
 """
 
 from __future__ import annotations
@@ -75,67 +40,93 @@ I8, I16, U32 = np.int8, np.int16, np.uint32
 _SEATS = np.arange(NUM_SEATS, dtype=I8)
 
 
-@dataclasses.dataclass
-class State:
-    """Batched game state; see the module docstring for every field's shape and meaning."""
+@dataclasses.dataclass(frozen=True)
+class Field:
+    """One field of the state: per game, an array of ``shape`` and ``dtype``, set to ``fill`` when
+    ``reset`` comes: ``"deal"`` (set by the deal itself), ``"hand"`` (each new hand), ``"trick"``
+    (each new trick, and each hand) or ``"match"`` (a new match)."""
 
-    hands: np.ndarray
-    played: np.ndarray
-    dealer: np.ndarray
-    muestra: np.ndarray
-    trump: np.ndarray
-    phase: np.ndarray
-    current: np.ndarray
-    bids: np.ndarray
-    n_bids: np.ndarray
-    high_bid: np.ndarray
-    declarer: np.ndarray
-    sitter: np.ndarray
-    contract: np.ndarray
-    trick_num: np.ndarray
-    trick_len: np.ndarray
-    trick_size: np.ndarray
-    led: np.ndarray
-    best_led: np.ndarray
-    best_trump: np.ndarray
-    win_seat: np.ndarray
-    leaders: np.ndarray
-    winners: np.ndarray
-    cantes: np.ndarray
-    seat_played: np.ndarray
-    trick_played: np.ndarray
-    tricks_won: np.ndarray
-    points: np.ndarray
-    cante_pts: np.ndarray
-    sung: np.ndarray
-    sung_by: np.ndarray
-    score: np.ndarray
+    name: str
+    shape: tuple[int, ...]
+    dtype: type
+    fill: int
+    reset: str
+    meaning: str
 
-    @property
-    def num_games(self) -> int:
-        return self.hands.shape[0]
 
-    def copy(self) -> State:
-        return State(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
+#: every field of the batched state, once (``N`` games; seats are absolute, 0..3, in playing order)
+FIELDS = (
+    Field("hands", (4,), U32, 0, "deal", "unplayed cards of each seat (bit i = card i)"),
+    Field("played", (), U32, 0, "hand", "every card played this hand"),
+    Field("dealer", (), I8, 0, "deal", "dealer seat; la mano is (dealer + 1) % 4"),
+    Field("muestra", (), I8, 0, "deal", "the dealer's face-up card; its suit is trump"),
+    Field("trump", (), I8, 0, "deal", "trump suit (suit of the muestra)"),
+    Field("phase", (), I8, 0, "deal", "0 bidding, 1 card play, 2 over (only without auto-reset)"),
+    Field("current", (), I8, 0, "deal", "seat to act"),
+    Field("bids", (4,), I8, -1, "hand", "bid of each seat: -1 not spoken yet, 0 pass, 1 solo, 2 cuatrola, 3 quintola"),
+    Field("n_bids", (), I8, 0, "hand", "bids spoken so far (0..4)"),
+    Field("high_bid", (), I8, 0, "hand", "highest bid so far (0 = nobody bid yet)"),
+    Field("declarer", (), I8, -1, "hand", "highest bidder, -1 while nobody bid / under contract pass"),
+    Field("sitter", (), I8, -1, "hand", "the declarer's partner, who sits out; -1 under pass"),
+    Field("contract", (), I8, -1, "hand", "-1 during bidding, then 0 pass, 1 solo, 2 cuatrola, 3 quintola"),
+    Field("trick_num", (), I8, 0, "hand", "index of the trick in play (0..4; 5 once the hand is over)"),
+    Field("trick_len", (), I8, 0, "trick", "cards in the trick in play"),
+    Field("trick_size", (), I8, 4, "hand", "cards per trick: 4, or 3 when a seat sits out"),
+    Field("led", (), I8, -1, "trick", "suit led in the trick in play (-1 before the lead)"),
+    Field("best_led", (), I8, -1, "trick", "highest card of the led suit in the trick (-1 none)"),
+    Field("best_trump", (), I8, -1, "trick", "highest trump in a trick led in another suit (-1 none)"),
+    Field("win_seat", (), I8, -1, "trick", "seat winning the trick in play so far"),
+    Field("leaders", (5,), I8, -1, "hand", "leader of each trick (-1 not started)"),
+    Field("winners", (5,), I8, -1, "hand", "winner of each trick (-1 not finished)"),
+    Field("cantes", (5,), I8, -1, "hand", "suit sung right after each trick (-1 none)"),
+    Field("seat_played", (4,), U32, 0, "hand", "cards each seat has played this hand"),
+    Field("trick_played", (5,), U32, 0, "hand", "cards played in each trick"),
+    Field("tricks_won", (4,), I8, 0, "hand", "tricks won by each seat this hand"),
+    Field("points", (2,), I16, 0, "hand", "team points this hand: cards won + cantes + last trick"),
+    Field("cante_pts", (2,), I16, 0, "hand", "the cantes part of ``points``"),
+    Field("sung", (), U32, 0, "hand", "caballo bit of every suit already sung this hand"),
+    Field("sung_by", (4,), I8, -1, "hand", "team that sang each suit (-1 not sung)"),
+    Field("score", (2,), I16, 0, "match", "match score of teams 0 (seats 0, 2) and 1 (seats 1, 3)"),
+)
 
-    def take(self, idx) -> State:
-        """Games ``idx`` of the batch: an index array gives a copy, a slice a view of the same arrays."""
-        return State(**{f.name: getattr(self, f.name)[idx] for f in dataclasses.fields(self)})
+
+def _field_table() -> str:
+    """The fields as the reST table of this module's docstring."""
+    rule = "=" * 12 + " " + "=" * 8 + " " + "=" * 6 + " " + "=" * 76
+    rows = [rule, f"{'field':<12} {'shape':<8} {'dtype':<6} meaning", rule]
+    rows += [f"{f.name:<12} {str(('N', *f.shape)).replace(chr(39), ''):<8} {np.dtype(f.dtype).str[1:]:<6} {f.meaning}"
+             for f in FIELDS]
+    return "\n".join([*rows, rule])
+
+
+def _num_games(self) -> int:
+    return self.hands.shape[0]
+
+
+def _copy(self):
+    return State(**{f.name: getattr(self, f.name).copy() for f in FIELDS})
+
+
+def _take(self, idx):
+    """Games ``idx`` of the batch: an index array gives a copy, a slice a view of the same arrays."""
+    return State(**{f.name: getattr(self, f.name)[idx] for f in FIELDS})
+
+
+#: the batched game state: one array per :data:`FIELDS` entry, first axis the game
+State = dataclasses.make_dataclass(
+    "State", [(f.name, np.ndarray) for f in FIELDS],
+    namespace={"num_games": property(_num_games), "copy": _copy, "take": _take,
+               "__doc__": "Batched game state: one array per field of :data:`FIELDS` (see the module docstring)."},
+)
+State.__module__ = __name__
+
+if __doc__:
+    __doc__ += "\n" + _field_table() + "\n"
 
 
 def new_state(n: int) -> State:
     """An all-empty state of ``n`` games (deal before use)."""
-    z = lambda *shape, dtype=I8, fill=0: np.full((n, *shape), fill, dtype=dtype)  # noqa: E731
-    return State(
-        hands=z(4, dtype=U32), played=z(dtype=U32), dealer=z(), muestra=z(), trump=z(), phase=z(),
-        current=z(), bids=z(4, fill=-1), n_bids=z(), high_bid=z(), declarer=z(fill=-1), sitter=z(fill=-1),
-        contract=z(fill=-1), trick_num=z(), trick_len=z(), trick_size=z(fill=4), led=z(fill=-1),
-        best_led=z(fill=-1), best_trump=z(fill=-1), win_seat=z(fill=-1),
-        leaders=z(5, fill=-1), winners=z(5, fill=-1), cantes=z(5, fill=-1),
-        seat_played=z(4, dtype=U32), trick_played=z(5, dtype=U32), tricks_won=z(4),
-        points=z(2, dtype=I16), cante_pts=z(2, dtype=I16), sung=z(dtype=U32), sung_by=z(4, fill=-1),
-        score=z(2, dtype=I16),
-    )
+    return State(**{f.name: np.full((n, *f.shape), f.fill, dtype=f.dtype) for f in FIELDS})
 
 
 # --------------------------------------------------------------------------- dealing
@@ -251,15 +242,9 @@ class DealPool:
         return self._masks[sl], muestra
 
 
-_PER_HAND = (
-    ("played", 0), ("bids", -1), ("n_bids", 0), ("high_bid", 0), ("declarer", -1), ("sitter", -1),
-    ("contract", -1), ("trick_num", 0), ("trick_size", 4), ("leaders", -1), ("winners", -1),
-    ("cantes", -1), ("seat_played", 0), ("trick_played", 0), ("tricks_won", 0), ("points", 0),
-    ("cante_pts", 0), ("sung", 0), ("sung_by", -1),
-)
-#: fields of the trick in play; already at these values when a hand has just ended
-_PER_TRICK = (
-    ("trick_len", 0), ("led", -1), ("best_led", -1), ("best_trump", -1), ("win_seat", -1),)
+#: (field, value) of what a new hand resets, and of what a new trick resets (already so when a hand ends)
+_PER_HAND = tuple((f.name, f.fill) for f in FIELDS if f.reset == "hand")
+_PER_TRICK = tuple((f.name, f.fill) for f in FIELDS if f.reset == "trick")
 
 
 def validate_score(score, rules: Rules, n: int) -> np.ndarray:

@@ -28,14 +28,9 @@ _MUESTRA_IN_HAND, _DECLARER, _SITS_OUT, _PHASE, _TO_ACT = (
     _O[k] for k in ("muestra_in_hand", "declarer", "sits_out", "phase", "to_act")
 )
 #: fields of the state, in the order of engine.State; (name, length or None for a scalar)
-FIELDS = (
-    ("hands", 4), ("played", None), ("dealer", None), ("muestra", None), ("trump", None), ("phase", None),
-    ("current", None), ("bids", 4), ("n_bids", None), ("high_bid", None), ("declarer", None),
-    ("sitter", None), ("contract", None), ("trick_num", None), ("trick_len", None), ("trick_size", None),
-    ("led", None), ("best_led", None), ("best_trump", None), ("win_seat", None), ("leaders", 5),
-    ("winners", 5), ("cantes", 5), ("seat_played", 4), ("trick_played", 5), ("tricks_won", 4),
-    ("points", 2), ("cante_pts", 2), ("sung", None), ("sung_by", 4), ("score", 2),
-)
+FIELDS = tuple((f.name, f.shape[0] if f.shape else None) for f in engine.FIELDS)
+#: (field, value at a hand's start) of what a new hand resets (the trick's fields included)
+_NEW_HAND = tuple((f.name, f.fill, f.shape[0] if f.shape else None) for f in engine.FIELDS if f.reset in ("hand", "trick"))
 
 
 class SingleGame:
@@ -62,13 +57,8 @@ class SingleGame:
         self.dealer, self.muestra = int(dealer), int(muestra)
         self.trump = self.muestra // 5
         self.phase, self.current = BIDDING, core.mano(PY, self.dealer)
-        self.played = 0
-        self.bids, self.n_bids, self.high_bid, self.declarer, self.sitter, self.contract = [-1] * 4, 0, 0, -1, -1, -1
-        self.trick_num, self.trick_len, self.trick_size = 0, 0, 4
-        self.led = self.best_led = self.best_trump = self.win_seat = -1
-        self.leaders, self.winners, self.cantes = [-1] * 5, [-1] * 5, [-1] * 5
-        self.seat_played, self.trick_played, self.tricks_won = [0] * 4, [0] * 5, [0] * 4
-        self.points, self.cante_pts, self.sung, self.sung_by = [0, 0], [0, 0], 0, [-1] * 4
+        for name, fill, length in _NEW_HAND:
+            setattr(self, name, fill if length is None else [fill] * length)
 
     def deal_random(self, dealer: int | None = None) -> None:
         d = int(self.rng.integers(NUM_SEATS)) if dealer is None else int(dealer)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from cuatrola_env import core
 from cuatrola_env.core import PY
-from cuatrola_env.rules import CUATROLA, NUM_RANKS, RANK_POINTS, SOLO
+from cuatrola_env.rules import CUATROLA, NUM_CARDS, NUM_RANKS, PASS, QUINTOLA, RANK_POINTS, SOLO
 
 from .base import Agent, SeatView
 
@@ -40,7 +40,7 @@ def rank(c: int) -> int:
 
 
 def cards(mask: int) -> list[int]:
-    return [c for c in range(20) if mask >> c & 1]
+    return [c for c in range(NUM_CARDS) if mask >> c & 1]
 
 
 class HeuristicAgent(Agent):
@@ -79,20 +79,20 @@ class HeuristicAgent(Agent):
     def bid(self, view: SeatView) -> int:
         tricks, strength = self.hand_strength(view.hand, view.trump)
         wanted = [
-            (23, tricks >= self.quintola_threshold),
-            (22, tricks >= self.cuatrola_threshold),
-            (21, strength >= self.solo_threshold),
+            (NUM_CARDS + QUINTOLA, tricks >= self.quintola_threshold),
+            (NUM_CARDS + CUATROLA, tricks >= self.cuatrola_threshold),
+            (NUM_CARDS + SOLO, strength >= self.solo_threshold),
         ]
         for action, ok in wanted:
             if ok and view.legal >> action & 1:
                 return action
-        return 20
+        return NUM_CARDS + PASS
 
     # ------------------------------------------------------------------ card play
     def act(self, view: SeatView) -> int:
         if view.phase == 0:
             return self.bid(view)
-        legal = [a for a in view.legal_actions if a < 20]
+        legal = [a for a in view.legal_actions if a < NUM_CARDS]
         if len(legal) == 1:
             return legal[0]
         trump = view.trump

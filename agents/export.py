@@ -30,6 +30,7 @@ import torch
 from cuatrola_env.files import atomic_open
 from cuatrola_env.observation import OBS_DIM, OBS_VERSION
 from cuatrola_env.rules import NUM_ACTIONS
+from cuatrola_env.vector import VectorCuatrola
 
 from .checkpoint import read_checkpoint, save_checkpoint
 
@@ -50,8 +51,6 @@ class _Policy(torch.nn.Module):
 
 def sample_observations(n: int, rules: str = "online", seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """``n`` (observation, legal mask) pairs from real games played at random."""
-    from cuatrola_env import VectorCuatrola
-
     env = VectorCuatrola(num_envs=min(n, 1024), rules=rules, seed=seed)
     rng = np.random.default_rng(seed)
     obs, masks = [], []

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from cuatrola_env.core import trick_state
-from cuatrola_env.rules import CUATROLA, Rules
+from cuatrola_env.rules import CUATROLA, Rules, get_rules
 
 from .kernels import cante, legal_play, next_seat, play, trick_points, trick_size
 
@@ -199,6 +199,4 @@ class Position:
 
 def warm_up() -> None:
     """Compile the solver now (a few seconds, once per process) by solving a small position."""
-    from cuatrola_env.rules import get_rules
-
     Position([0b11111, 0b11111 << 5, 0b11111 << 10, 0b11111 << 15], 0, [], 0, 0, 0, -1, 0, -1, get_rules("online")).solve()

@@ -286,3 +286,13 @@ def test_a_label_file_that_would_inflate_past_the_bound_is_refused_unread(tmp_pa
     monkeypatch.setattr(expert, "MAX_LABEL_BYTES", 1 << 20)
     with pytest.raises(train.CheckpointError, match="would inflate to 4194304 bytes"):
         expert.load_data(bomb)
+
+
+def test_a_label_file_whose_hands_do_not_replay_is_a_one_line_refusal(tmp_path):
+    data = expert.label_hands(fresh_weights(), (16, 2), "online", OPTIONS, seed=6, hands=2)
+    data["actions"] = data["actions"].copy()
+    data["actions"][0, 5] = -1  # a hand cut off in the middle
+    (tmp_path / "data").mkdir()
+    expert.save_data(tmp_path / "data/cut.npz", data)
+    with pytest.raises(train.CheckpointError, match="cut.npz: game 0: its hand is in play"):
+        expert.LabelStore(tmp_path, get_rules("online")).get("data/cut.npz")

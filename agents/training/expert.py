@@ -397,7 +397,10 @@ class LabelStore:
     def get(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if name not in self._replayed:  # an iteration's file is written once, before it is read
             data = load_data(self.run_dir / name)
-            self._replayed[name] = (*replay(data, self.rules), data["values"])
+            try:
+                self._replayed[name] = (*replay(data, self.rules), data["values"])
+            except ValueError as e:  # actions the engine refuses, or labels off the legal actions
+                raise CheckpointError(f"{self.run_dir / name}: {e}") from None
         return self._replayed[name]
 
 

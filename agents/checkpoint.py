@@ -108,7 +108,7 @@ def load_safely(path: str | os.PathLike):
         raise CheckpointError(f"{path} is not a readable checkpoint (torch.save writes a zip archive; this is not one)")
     check_archive(path)
     try:
-        tree = torch.load(path, map_location="cpu", weights_only=True)
+        return torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
         raise CheckpointError(
             f"{path} holds objects other than tensors, numbers and strings, so it is not loaded: loading it could "
@@ -117,7 +117,6 @@ def load_safely(path: str | os.PathLike):
         ) from None
     except Exception as e:  # noqa: BLE001 - any unreadable file
         raise CheckpointError(f"{path} is not a readable checkpoint: {str(e).splitlines()[0] if str(e) else e!r}") from None
-    return tree
 
 
 def read_checkpoint(path: str | os.PathLike, rules_name: str | None = None) -> dict:

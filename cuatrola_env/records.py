@@ -96,8 +96,7 @@ def _ints(value, field: str, lo: int, hi: int, length: int | None = None, max_le
     if max_length is not None and len(value) > max_length:
         raise RecordError(f"{field} has {len(value)} entries, at most {max_length} are possible")
     for j, x in enumerate(value):
-        if not _is_int(x) or not lo <= x <= hi:
-            raise RecordError(f"{field}[{j}] must be an integer in {lo}..{hi}, got {x!r:.40}")
+        _int_in(x, f"{field}[{j}]", lo, hi)
 
 
 def _check_hand(h, i: int) -> None:
@@ -111,8 +110,7 @@ def _check_hand(h, i: int) -> None:
     if unknown:
         raise RecordError(f"{f} has unknown key(s) {unknown}")
     for key, hi in (("dealer", 3), ("muestra", NUM_CARDS - 1)):
-        if not _is_int(h[key]) or not 0 <= h[key] <= hi:
-            raise RecordError(f"{f}.{key} must be an integer in 0..{hi}, got {h[key]!r:.40}")
+        _int_in(h[key], f"{f}.{key}", 0, hi)
     if not isinstance(h["hands"], list) or len(h["hands"]) != 4:
         raise RecordError(f"{f}.hands must be 4 lists of 5 card ids (seat order)")
     for s, cards in enumerate(h["hands"]):

@@ -81,9 +81,16 @@ class Algorithm:
     later: dict  #: fields added after its checkpoints were first written, with the value older runs had
     check: Callable  #: ``check(cfg)``: ``ValueError`` naming a field no run of it can start with
     check_checkpoint: Callable  #: ``check_checkpoint(checkpoint, path)``: ``CheckpointError`` naming a field
-    resumed: Callable  #: ``resumed(saved, given) -> config``: a checkpoint's config with the flags given
     init_weights: Callable  #: ``init_weights(state dict) -> state dict`` of the run's network (``--init``)
     run: Callable
+    #: ``check_resume(saved, given)``: ``CheckpointError`` for what a checkpoint's data may not choose
+    #: unless the command line names it again (beyond :data:`FROM_COMMAND_LINE`, which is never taken)
+    check_resume: Callable = lambda saved, given: None
+
+    def resumed(self, saved: dict, given: dict) -> RunConfig:
+        """A checkpoint's config with the flags ``given`` (see :func:`resumed_config`)."""
+        self.check_resume(saved, given)
+        return resumed_config(self.config, saved, given, self.resumable, self.later)
 
 
 def flags(fields) -> str:

@@ -58,7 +58,7 @@ from ..checkpoint import CheckpointError, save_checkpoint
 from ..network import PolicyValueNet
 from ..parallel import Runner
 from ..search import BID_VALUATIONS, SearchAgent
-from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, learner_device, option, resumed_config
+from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, learner_device, option
 from .report import evaluate_policy
 from .stopping import stop_signals
 
@@ -463,10 +463,6 @@ def check_checkpoint(ck: dict, path: str) -> None:
         raise CheckpointError(f"{path}: field 'data' must be the list of the run's label files")
 
 
-def resumed(saved: dict, given: dict) -> ExpertConfig:
-    return resumed_config(ExpertConfig, saved, given, EXPERT_RESUMABLE, EXPERT_LATER)
-
-
 def start(cfg: ExpertConfig, resume: str | None, ck: dict | None, init: dict | None, run_name: str, run_dir: Path,
           rng: np.random.Generator) -> int:
     """Label, fit, relabel (:func:`run`), the learner on its device; until ``expert_iterations``, or Ctrl-C / SIGTERM."""
@@ -479,7 +475,8 @@ def start(cfg: ExpertConfig, resume: str | None, ck: dict | None, init: dict | N
     return 0
 
 
-ALGORITHM = Algorithm("expert", ExpertConfig, EXPERT_RESUMABLE, RESUME_FIELDS, EXPERT_LATER, check, check_checkpoint,
-                      resumed, lambda model: model, start)
+ALGORITHM = Algorithm("expert", ExpertConfig, resumable=EXPERT_RESUMABLE, resume_fields=RESUME_FIELDS,
+                      later=EXPERT_LATER, check=check, check_checkpoint=check_checkpoint,
+                      init_weights=lambda model: model, run=start)
 
 __all__ = ["ALGORITHM", "ExpertConfig"]

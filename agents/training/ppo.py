@@ -26,7 +26,7 @@ from ..checkpoint import CheckpointError, save_checkpoint
 from ..network import PolicyValueNet
 from ..registry import is_plugin, make_agent
 from .actors import ShardedPlay
-from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, learner_device, option, resumed_config
+from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, learner_device, option
 from .report import evaluate_policy, log_update
 from .rollout import Progress, SelfPlay
 from .state import restore, snapshot
@@ -99,14 +99,12 @@ def check_checkpoint(ck: dict, path: str) -> None:
         raise CheckpointError(f"{path}: field(s) {wrong} of field 'env' do not hold the run's {n} games (num_envs)")
 
 
-def resumed(saved: dict, given: dict) -> PPOConfig:
-    """The checkpoint's config with the flags given; a plug-in opponent only if named again (a file
-    never chooses code to import)."""
+def check_resume(saved: dict, given: dict) -> None:
+    """A plug-in opponent only if named again on the command line (a file never chooses code to import)."""
     opponent = saved.get("opponent", PPO_LATER["opponent"])
     if is_plugin(opponent) and given.get("opponent") != opponent:
         raise CheckpointError(f"the checkpoint's run plays against the plug-in agent {opponent!r:.100}, and a "
                               "file never chooses code to import: resume with --opponent naming the same spec")
-    return resumed_config(PPOConfig, saved, given, PPO_RESUMABLE, PPO_LATER)
 
 
 def init_weights(model: dict) -> dict:
@@ -164,7 +162,8 @@ def run(cfg: PPOConfig, resume: str | None, ck: dict | None, init: dict | None, 
     return 0
 
 
-ALGORITHM = Algorithm("ppo", PPOConfig, PPO_RESUMABLE, RESUME_FIELDS, PPO_LATER, check, check_checkpoint, resumed,
-                      init_weights, run)
+ALGORITHM = Algorithm("ppo", PPOConfig, resumable=PPO_RESUMABLE, resume_fields=RESUME_FIELDS, later=PPO_LATER,
+                      check=check, check_checkpoint=check_checkpoint, init_weights=init_weights, run=run,
+                      check_resume=check_resume)
 
 __all__ = ["ALGORITHM", "PPOConfig"]

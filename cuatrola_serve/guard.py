@@ -108,6 +108,12 @@ def _json_answer(status: int, detail: str, retry_after: int | None = None) -> tu
     return {"type": "http.response.start", "status": status, "headers": headers}, {"type": "http.response.body", "body": body}
 
 
+async def send_json_answer(send, status: int, detail: str) -> None:
+    """Answer a request with a JSON error from ASGI middleware (before the app sees it)."""
+    for message in _json_answer(status, detail):
+        await send(message)
+
+
 def raw_json_answer(status: int, detail: str, retry_after: int | None = None) -> bytes:
     """The same answer as HTTP/1.1 bytes, closing the connection: for a refusal made before any
     request is parsed (too many connections, headers too long, malformed framing)."""
@@ -173,13 +179,10 @@ class HostAndHeaders:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         if len(_header_values(scope, b"host")) > 1:
-            for message in _json_answer(400, "a request has one Host header"):
-                await send(message)
-            return None
-        if self.allowed is not None and _host_name(scope) not in self.allowed:
-            for message in _json_answer(421, f"host {_host_name(scope)[:80]!r} is not served here"):
-                await send(message)
-            return None
+            return await send_json_answer(send, 400, "a request has one Host header")
+        host = _host_name(scope)
+        if self.allowed is not None and host not in self.allowed:
+            return await send_json_answer(send, 421, f"host {host[:80]!r} is not served here")
 
         async def with_headers(message):
             if message["type"] == "http.response.start":
@@ -218,20 +221,20 @@ class RequestGuard:
             return await self.app(scope, receive, send)
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            return await self._answer(send, 413, f"request body larger than {self.max_body} bytes")
+            return await send_json_answer(send, 413, f"request body larger than {self.max_body} bytes")
         deadline = time.monotonic() + self.body_timeout
         body, more = b"", True
         while more:  # read the whole body, up to the limits
             try:
                 msg = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
             except asyncio.TimeoutError:
-                return await self._answer(send, 408, f"the request body did not arrive within {self.body_timeout:g} s")
+                return await send_json_answer(send, 408, f"the request body did not arrive within {self.body_timeout:g} s")
             if msg["type"] == "http.disconnect":
                 return None
             body += msg.get("body", b"")
             more = msg.get("more_body", False)
             if len(body) > self.max_body:
-                return await self._answer(send, 413, f"request body larger than {self.max_body} bytes")
+                return await send_json_answer(send, 413, f"request body larger than {self.max_body} bytes")
         replayed = False
 
         async def replay():
@@ -242,11 +245,6 @@ class RequestGuard:
             return {"type": "http.request", "body": body, "more_body": False}
 
         return await self.app(scope, replay, send)
-
-    @staticmethod
-    async def _answer(send, status: int, detail: str) -> None:
-        for message in _json_answer(status, detail):
-            await send(message)
 
 
 def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddresses | None = None) -> type:
@@ -309,13 +307,13 @@ def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddre
         def data_received(self, data: bytes) -> None:
             if self.transport.is_closing():
                 return
-            waiting = self._header_timer is not None
-            if waiting:
+            in_headers = self._header_timer is not None
+            if in_headers:
                 self._header_bytes += len(data)
             super().data_received(data)
             if self.cycle is not self._waiting_cycle:  # a new request's headers are in
                 self._cancel_header_timer()
-            elif waiting and self._header_bytes > limits.header_bytes and not self.transport.is_closing():
+            elif in_headers and self._header_bytes > limits.header_bytes and not self.transport.is_closing():
                 self._refuse(431, f"the request line and headers are longer than {limits.header_bytes} bytes")
 
         def on_response_complete(self) -> None:

@@ -371,13 +371,12 @@ def main(argv=None) -> int:
     try:
         limits = ServiceLimits(**{f.name: getattr(a, f.name) for f in dataclasses.fields(ServiceLimits)})
         allow_open_files(limits.max_connections + FILES_BESIDE_CONNECTIONS)
-        clients = ClientAddresses(tuple(a.trusted_proxy))
         hosts = default_hosts(a.host) if a.allowed_host is None else tuple(a.allowed_host)
         app = create_app(None if a.model == "none" else a.model, limits, tuple(a.trusted_proxy), hosts, a.docs)
     except ValueError as e:  # a bad limit or proxy, or a model that does not fit (ModelError): one line, no traceback
         print(f"error: {e}", file=sys.stderr)
         return 1
-    uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, **uvicorn_options(limits, clients))
+    uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, **uvicorn_options(limits, app.state.service.clients))
     return 0
 
 

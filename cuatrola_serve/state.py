@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from cuatrola_env.rules import CONTRACT_NAMES, NUM_ACTIONS, NUM_CARDS, PRESETS
 
@@ -34,8 +34,13 @@ def strict_int(lo: int, hi: int, description: str):
 
 
 Card = strict_int(0, NUM_CARDS - 1, "a card id")
-Seat = strict_int(0, 3, "a seat")
-Play = Annotated[list[Card | Seat], Field(min_length=2, max_length=2, description="[seat, card]")]
+def _seat_first(play: list[int]) -> list[int]:
+    if play[0] > 3:
+        raise ValueError(f"a play is [seat, card], and {play[0]} is not a seat 0..3")
+    return play
+
+
+Play = Annotated[list[Card], Field(min_length=2, max_length=2, description="[seat, card]"), AfterValidator(_seat_first)]
 RuleValue = Annotated[str, Field(max_length=64)] | bool | strict_int(0, 10_000, "an option's value")
 
 

@@ -93,6 +93,7 @@ BASE = {"seat": 1, "dealer": 0, "muestra": 13, "hand": [0, 4, 9, 17, 19]}
         ({"bids": ["pass", "double"]}, r"bids\[1\] must be a bid name"),
         ({"bids": ["pass"]}, "it is seat 2's turn, not seat 1's"),
         ({"tricks": [[[2, 3]]]}, "cards were played but the bidding is not over"),
+        ({"tricks": [[[7, 3]]]}, r"tricks\[0\]\[0\]: .* 7 is not a seat 0..3"),
         ({"nonsense": 1}, "unknown key 'nonsense'"),
         ({"rules": "house"}, "rules must be a preset name"),
         ({"score": [1]}, "score: List should have at least 2"),

@@ -115,9 +115,9 @@ def replay_state(state: dict, rng: np.random.Generator | None = None) -> tuple[G
         game, history = _replay_bids(s, rng)
         deal = _hidden_deal(s, game, history, rng)
         _replay_hand(s, game, deal)
+    except BotStateError:
+        raise
     except (IndexError, KeyError, ValueError) as e:  # a contradiction no check above names: still a refusal
-        if isinstance(e, BotStateError):
-            raise
         raise BotStateError(f"{UNNAMED}: {type(e).__name__}") from None
     return game, s.seat
 

@@ -292,14 +292,12 @@ def load_data(path: Path) -> dict:
     check_inflated_size(Path(path))
     try:
         with np.load(path, allow_pickle=False) as d:
-            missing = [k for k in FIELDS if k not in d]
-            if missing:
-                raise CheckpointError(f"{path} is not a label file: it lacks {missing}")
-            data = {k: d[k] for k in FIELDS}
+            data = {k: d[k] for k in FIELDS if k in d}
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
-        if isinstance(e, CheckpointError):
-            raise
         raise CheckpointError(f"{path} is not a readable label file: {e}") from None
+    missing = [k for k in FIELDS if k not in data]
+    if missing:
+        raise CheckpointError(f"{path} is not a label file: it lacks {missing}")
     check_data(data, path)
     return data
 

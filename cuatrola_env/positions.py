@@ -136,19 +136,13 @@ class Positions:
         """Every hand played to its end, ``policy(positions, live, legal_bits)`` giving the actions of
         the live games ``live`` (indices); (winning team, game points) of each game."""
         n = len(self)
-        winner, points = np.zeros(n, np.int64), np.zeros(n, np.int64)
-        over = np.flatnonzero(self.done)
-        if over.size:
-            winner[over], points[over] = self.results(over)
         while not self.done.all():
             live = np.flatnonzero(~self.done)
             bits = self.legal_bits
             actions = np.full(n, NUM_CARDS)
             actions[live] = policy(self, live, bits)
-            ended = self.step(actions)
-            if ended.size:
-                winner[ended], points[ended] = self.results(ended)
-        return winner, points
+            self.step(actions)
+        return self.results(np.arange(n))  # a finished hand stays as it ended: its result is read once, here
 
 
 __all__ = ["Positions"]

@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 import torch
 
+from cuatrola_env.rules import get_rules
+
 from ..checkpoint import CheckpointError, read_checkpoint
 
 
@@ -56,6 +58,14 @@ class RunConfig:
                 setattr(self, f.name, float(value))
             elif type(value) is not kind:
                 raise ValueError(f"config field {f.name} must be {kind.__name__}, got {value!r:.60}")
+
+    def check(self) -> None:
+        """``ValueError`` naming a field of every run that no run can start with (each algorithm
+        then checks its own: :attr:`Algorithm.check`)."""
+        get_rules(self.rules)  # a clear error for a bad preset
+        if self.workers < 1:
+            raise ValueError(f"workers must be at least 1, got {self.workers}")
+        learner_device(self.device)  # and for a device this machine lacks
 
 
 #: fields of every run that a resumed run may change: how long it runs, how it reports, where it runs

@@ -85,6 +85,7 @@ def parse_config(argv=None) -> tuple[RunConfig, str | None, dict | None]:
         algorithm.check_checkpoint({**ck, "config": saved}, a.resume)
         return algorithm.resumed(saved, values), a.resume, ck
     cfg = algorithm.config(**values)
+    cfg.check()
     algorithm.check(cfg)
     return cfg, None, None
 

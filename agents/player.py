@@ -48,7 +48,8 @@ class PolicyPlayer(Agent):
         return self.policies[0]
 
     @property
-    def searches(self) -> bool:
+    def at_search_level(self) -> bool:
+        """Whether the level plans each decision with the search (``master``) rather than sampling the policy."""
         return LEVELS[self.level].search
 
     def with_level(self, level: str, seed=None) -> PolicyPlayer:
@@ -72,7 +73,7 @@ class PolicyPlayer(Agent):
         """(24,) the probabilities the player draws its action for ``view`` from (zero off the legal
         actions; at a search level, one on the action the search chose)."""
         policy = policy_for(self.policies, view.rules)
-        if self.searches:
+        if self.at_search_level:
             p = np.zeros(NUM_ACTIONS)
             p[self.search(policy).act(view)] = 1.0
             return p
@@ -89,7 +90,7 @@ class PolicyPlayer(Agent):
         return a
 
     def act_batch(self, views: list[SeatView]) -> list[int]:
-        if self.searches:
+        if self.at_search_level:
             return [self.act(v) for v in views]
         obs = np.stack([v.observation for v in views])
         mask = np.stack([v.legal_mask for v in views])

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from cuatrola_env.game import Game
+from cuatrola_env.positions import random_deals
 from cuatrola_env.rules import CONTRACT_NAMES, get_rules
 
 from .base import Agent, seat_view
@@ -59,15 +60,6 @@ class Side:
         a = make_agent(parts[0], seed=seed)
         b = make_agent(parts[-1], seed=seed + 1)
         return cls(spec, (a, b), seed)
-
-
-def make_deals(n: int, seed: int):
-    """n seeded deals: hands (n, 4, 5) card ids, dealers rotating 0..3, muestra in the dealer's hand."""
-    rng = np.random.default_rng(seed)
-    hands = np.argsort(rng.random((n, 20)), axis=1).reshape(n, 4, 5)
-    dealer = np.arange(n) % 4
-    muestra = hands[np.arange(n), dealer, rng.integers(0, 5, size=n)]
-    return hands, dealer, muestra
 
 
 # ----------------------------------------------------------------------------- playing
@@ -405,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     matches = a.deals // 4 if a.matches is None else a.matches
-    deals = make_deals(a.deals, a.seed)
+    deals = random_deals(a.deals, a.seed)
     pairs = list(itertools.combinations(sides, 2))
     total = len(pairs) * (a.deals + matches)
     progress = None

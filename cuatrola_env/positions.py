@@ -32,6 +32,24 @@ from .observation import observe
 from .rules import NUM_ACTIONS, NUM_CARDS, Rules
 
 
+def random_deals(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``n`` deals from the engine's one deal generator (:class:`~cuatrola_env.engine.DealPool`),
+    seeded with ``seed``: hands (n, 4, 5) card ids (each hand in increasing order), dealers
+    rotating 0, 1, 2, 3, 0, ... and the muestras (n,), each in its dealer's hand.
+
+    >>> hands, dealer, muestra = random_deals(3, seed=0)
+    >>> hands.shape, dealer.tolist(), bool((hands[np.arange(3), dealer] == muestra[:, None]).any(axis=1).all())
+    ((3, 4, 5), [0, 1, 2], True)
+    """
+    if n < 0:
+        raise ValueError(f"the number of deals must be at least 0, got {n}")
+    dealer = (np.arange(n) % 4).astype(np.int8)
+    masks, muestra = engine.DealPool(np.random.default_rng(seed), block=max(n, 1)).draw(dealer)
+    bits = (masks[:, :, None] >> np.arange(NUM_CARDS, dtype=np.uint32)) & 1
+    hands = np.nonzero(bits)[2].reshape(n, 4, 5).astype(np.int8)
+    return hands, dealer, muestra.astype(np.int8)
+
+
 class Positions:
     """``len(self)`` games of one rules set (:class:`~cuatrola_env.engine.State` ``state``, each
     at some point of a hand; a finished one has phase DONE)."""

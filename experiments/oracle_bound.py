@@ -28,6 +28,7 @@ from pathlib import Path
 from agents import evaluation as evaluate  # noqa: E402
 from agents.belief import constraints  # noqa: E402
 from agents.pimc import PIMCAgent  # noqa: E402
+from cuatrola_env.positions import random_deals  # noqa: E402
 from cuatrola_env.rules import get_rules  # noqa: E402
 
 _TRUE_HANDS: dict[int, list[int]] = {}  # id(view) -> the game's unplayed hands (the cheat; this script only)
@@ -105,7 +106,7 @@ def main(argv=None) -> int:
     me = evaluate.Side(name, (Oracle(a.seed, a.worlds, cheat), Oracle(a.seed + 1, a.worlds, cheat)))
     them = evaluate.Side.from_spec(a.opponent, a.seed + 17)
     t = time.perf_counter()
-    r = evaluate.evaluate_pair(me, them, get_rules("online"), evaluate.make_deals(a.deals, a.seed), a.matches, a.seed)
+    r = evaluate.evaluate_pair(me, them, get_rules("online"), random_deals(a.deals, a.seed), a.matches, a.seed)
     gp, cp, mw = r["game_points_per_hand"], r["card_points_per_hand"], r["match_win_rate"]
     hands, matches = "no deals", "no matches"
     if gp:

@@ -8,9 +8,10 @@ import json
 import pytest
 
 from agents import make_agent
-from agents.evaluation import Side, evaluate_pair, main, make_deals
+from agents.evaluation import Side, evaluate_pair, main
 from agents.parallel import Runner, WorkerError
 from cuatrola_env import get_rules
+from cuatrola_env.positions import random_deals
 
 ray = pytest.importorskip("ray")
 
@@ -28,7 +29,7 @@ def local_ray():
 
 def pairing(runner, a=SPECS[0], b=SPECS[1], deals=24, matches=6, seed=5) -> dict:
     rules = get_rules("online")
-    return evaluate_pair(Side.from_spec(a, seed), Side.from_spec(b, seed + 17), rules, make_deals(deals, seed), matches,
+    return evaluate_pair(Side.from_spec(a, seed), Side.from_spec(b, seed + 17), rules, random_deals(deals, seed), matches,
                          seed, runner=runner, chunk=5)
 
 

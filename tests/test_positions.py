@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from helpers import draw_deals
 
+from cuatrola_env import engine
 from cuatrola_env.bitboards import from_cards
 from cuatrola_env.game import Game
-from cuatrola_env.positions import Positions
+from cuatrola_env.positions import Positions, random_deals
 from cuatrola_env.rules import get_rules
 
 
@@ -89,3 +90,29 @@ def test_replay_is_the_deal_then_its_actions():
     assert pos.legal_mask()[0].tolist() == g.legal_mask().tolist()
     with pytest.raises(ValueError, match="game 0: its hand is in play"):
         Positions.replay(dealt, deal["dealer"], deal["muestra"], g.rules, np.array([actions + [-1]]))
+
+
+def test_random_deals_are_valid_seeded_and_uniform_over_seats():
+    """Dealing (rules: 5 cards a seat, the muestra in the dealer's hand): every seeded deal is a
+    permutation of the 20 cards, the same seed gives the same deals, dealers rotate, and each card
+    lands with each seat about equally often."""
+    hands, dealer, muestra = random_deals(4000, seed=5)
+    engine.validate_deals(hands, dealer, muestra, 4000)  # raises on a bad deal
+    again = random_deals(4000, seed=5)
+    assert all(np.array_equal(x, y) for x, y in zip((hands, dealer, muestra), again, strict=True))
+    assert not np.array_equal(random_deals(4000, seed=6)[0], hands)
+    assert dealer.tolist() == [i % 4 for i in range(4000)]
+    seat_of = np.zeros((20, 4))
+    for seat in range(4):
+        np.add.at(seat_of[:, seat], hands[:, seat].ravel(), 1)
+    assert np.abs(seat_of / 4000 - 0.25).max() < 0.04  # about 6 standard errors of a share of 4000
+    with pytest.raises(ValueError, match="at least 0"):
+        random_deals(-1, seed=0)
+
+
+def test_random_deals_take_the_first_deals_of_a_pool_seeded_alike():
+    """Evaluation and training deal by one generator: the deals are the pool's, in order."""
+    hands, dealer, muestra = random_deals(50, seed=9)
+    masks, pool_muestra = engine.DealPool(np.random.default_rng(9), block=50).draw(dealer)
+    assert np.array_equal([[from_cards(h) for h in hand] for hand in hands], masks)
+    assert np.array_equal(muestra, pool_muestra)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cuatrola_env.positions import random_deals
 from cuatrola_env.rules import CONTRACT_NAMES
 
 from .. import evaluation
@@ -46,7 +47,7 @@ def log_bids(writer, log, step) -> None:
 
 def evaluate_policy(writer, net, rules, cfg: RunConfig, step: int) -> dict:
     """Duplicate evaluation of the current policy against random and heuristic."""
-    deals = evaluation.make_deals(cfg.eval_deals, 12345)
+    deals = random_deals(cfg.eval_deals, 12345)
     me = evaluation.Side("model", (TorchAgent(net), TorchAgent(net)))
     out = {}
     for opp in ("random", "heuristic"):

@@ -292,6 +292,11 @@ def _rows(a: np.ndarray) -> np.ndarray:
     return a.view(np.dtype((np.void, a.itemsize * a.shape[1]))).reshape(a.shape[0])
 
 
+def take_rows(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``a[idx]`` for a C-contiguous 2-D array, gathered through its row view (several times faster)."""
+    return _rows(a)[idx].view(a.dtype).reshape(idx.size, a.shape[1])
+
+
 _ROW_CACHE: dict = {}
 
 
@@ -468,6 +473,6 @@ def seat_rewards(winner: np.ndarray, value) -> np.ndarray:
 
 
 __all__ = [
-    "State", "new_state", "DealPool", "validate_deals", "start_hand", "legal_action_mask",
+    "State", "new_state", "DealPool", "take_rows", "validate_deals", "start_hand", "legal_action_mask",
     "step", "hand_results", "seat_rewards", "BIDDING", "PLAYING", "DONE", "PASS", "SOLO", "CUATROLA", "QUINTOLA",
 ]

@@ -41,11 +41,6 @@ RESULT_KEYS = (
 )
 
 
-def _take_rows(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """``a[idx]`` for a 2-D array, gathered through a row view (several times faster)."""
-    return engine._rows(a)[idx].view(a.dtype).reshape(idx.size, a.shape[1])
-
-
 class _Shard:
     """A contiguous slice of the batch: a State of views, its own deal stream."""
 
@@ -76,24 +71,24 @@ class _Shard:
             "contract": s.contract[ended],
             "declarer": s.declarer[ended],
             "dealer": s.dealer[ended],
-            "points": _take_rows(s.points, ended),
-            "cante_points": _take_rows(s.cante_pts, ended),
-            "tricks_won": _take_rows(s.tricks_won, ended),
-            "winners": _take_rows(s.winners, ended),
-            "cantes": _take_rows(s.cantes, ended),
+            "points": engine.take_rows(s.points, ended),
+            "cante_points": engine.take_rows(s.cante_pts, ended),
+            "tricks_won": engine.take_rows(s.tricks_won, ended),
+            "winners": engine.take_rows(s.winners, ended),
+            "cantes": engine.take_rows(s.cantes, ended),
         }
         next_dealer = core.next_dealer(core.NP, s.dealer[ended]).astype(np.int8)
         if mode == "hand":
             rewards[ended] = engine.seat_rewards(winner, value)
             done[ended] = True
             res["match_over"] = np.ones(ended.size, dtype=bool)
-            res["score"] = _take_rows(s.score, ended)
+            res["score"] = engine.take_rows(s.score, ended)
         else:
             score = s.score.reshape(-1)
             at = ended * 2 + winner
             score[at], over = core.match_after_hand(core.NP, rules, score[at], value)
             res["match_over"] = over
-            res["score"] = _take_rows(s.score, ended)
+            res["score"] = engine.take_rows(s.score, ended)
             finished = ended[over]
             rewards[finished] = engine.seat_rewards(winner[over], 1.0)
             done[finished] = True

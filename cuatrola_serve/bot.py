@@ -112,7 +112,7 @@ def replay_state(state: dict, rng: np.random.Generator | None = None) -> tuple[G
     _check_cards(s)
     rng = rng or np.random.default_rng(0)
     try:
-        game, history = _replay_bids(s, rng)
+        game, history = _replay_bids(s)
         deal = _hidden_deal(s, game, history, rng)
         _replay_hand(s, game, deal)
     except BotStateError:
@@ -158,10 +158,10 @@ def _check_cards(s: _SeatState) -> None:
         raise BotStateError(f"muestra: card {s.muestra} is unplayed, so it is in {where} hand; hand says otherwise")
 
 
-def _replay_bids(s: _SeatState, rng) -> tuple[Game, list[tuple[int, int]]]:
+def _replay_bids(s: _SeatState) -> tuple[Game, list[tuple[int, int]]]:
     """The bids replayed on any deal that gives this seat its cards (bids do not depend on the
     hands), checking the trick sizes against the contract; the game and the hand's history."""
-    trial = _temporary_deal(sum(1 << c for c in s.hand + s.mine_played), s.seat, s.dealer, s.muestra, rng)
+    trial = _deal_for_bids(sum(1 << c for c in s.hand + s.mine_played), s.seat, s.dealer, s.muestra)
     game = Game(s.rules)
     _reset(game, trial, s.dealer, s.muestra, s.score)
     for i, b in enumerate(s.bids):
@@ -219,16 +219,18 @@ def _check_trick_sizes(tricks: list, size: int) -> None:
             raise BotStateError(f"tricks[{t}] has {len(trick)} plays; a trick of this contract has {size}")
 
 
-def _temporary_deal(mine: int, seat: int, dealer: int, muestra: int, rng) -> list[int]:
+def _deal_for_bids(mine: int, seat: int, dealer: int, muestra: int) -> list[int]:
+    """A deal that gives ``seat`` its own cards and the dealer the muestra, the other cards in
+    increasing order: enough to replay the bids, whose legality depends on no hand (the rules'
+    ``legal_bids``). Where the hidden cards really are is for the belief sampler to say."""
     hands = [0, 0, 0, 0]
     hands[seat] = mine
-    rest = [c for c in range(NUM_CARDS) if not mine >> c & 1 and c != muestra]
-    rng.shuffle(rest)
     if not mine >> muestra & 1:
         hands[dealer] |= 1 << muestra
+    rest = iter(c for c in range(NUM_CARDS) if not (mine | 1 << muestra) >> c & 1)
     for q in range(4):
-        while bin(hands[q]).count("1") < 5:
-            hands[q] |= 1 << rest.pop()
+        while hands[q].bit_count() < 5:
+            hands[q] |= 1 << next(rest)
     return hands
 
 

@@ -63,8 +63,8 @@ from .heuristic import HeuristicAgent
 from .models import ONNX_MODEL
 from .policy import OnnxPolicy
 
-#: How often a hand is worth 1, 2, 4 or 5 game points (pass, solo, cuatrola, quintola); measured in
-#: docs/results/pimc32_vs_heuristic.json (2,000 deals): used only to value a hand's result by the match.
+#: A prior of how often a hand is worth 1, 2, 4 or 5 game points (pass, solo, cuatrola, quintola), rounded
+#: from the contracts of PIMC(32) against the heuristic; used only to value a hand's result by the match.
 HAND_VALUES = {1: 0.72, 2: 0.22, 4: 0.055, 5: 0.005}
 
 

@@ -1,6 +1,9 @@
-"""Constants, ids and rule presets of Cuatrola.
+"""The numbers of Cuatrola (cards, points, contracts, action ids) and the options a game is played
+with (:class:`Rules` and its presets).
 
-Everything here follows ``docs/rules.md``, the project's rules contract.
+What the rules *do* with them (legal moves, who wins a trick, scoring, the end of a hand) is
+written once, in :mod:`cuatrola_env.core`. Everything here follows ``docs/rules.md``, the
+project's rules contract.
 
 Cards
 -----

@@ -83,8 +83,9 @@ UNNAMED = "tricks: the bids and plays contradict each other"
 
 
 @dataclass(frozen=True)
-class _SeatState:
-    """A JSON seat state, each field checked for type and range (not yet for the rules)."""
+class _ReplayInput:
+    """What the replay reads from a seat state checked by :class:`~cuatrola_serve.state.SeatState`: its
+    rules as a :class:`Rules`, its bids as ids, every card played with the field it came from."""
 
     rules: Rules
     seat: int
@@ -122,7 +123,7 @@ def replay_state(state: dict, rng: np.random.Generator | None = None) -> tuple[G
     return game, s.seat
 
 
-def _read_state(state) -> _SeatState:
+def _read_state(state) -> _ReplayInput:
     """The state's fields, each checked for type and range by :class:`~cuatrola_serve.state.SeatState`."""
     m = read_seat_state(state)
     try:
@@ -130,11 +131,11 @@ def _read_state(state) -> _SeatState:
     except (ValueError, TypeError) as e:
         raise BotStateError(f"rules: {e}") from None
     plays = [(f"tricks[{t}][{j}]", seat, card) for t, trick in enumerate(m.tricks) for j, (seat, card) in enumerate(trick)]
-    return _SeatState(rules, m.seat, m.dealer, m.muestra, list(m.hand), m.bid_ids, m.tricks, plays, list(m.score),
+    return _ReplayInput(rules, m.seat, m.dealer, m.muestra, list(m.hand), m.bid_ids, m.tricks, plays, list(m.score),
                       m.contract)
 
 
-def _check_cards(s: _SeatState) -> None:
+def _check_cards(s: _ReplayInput) -> None:
     """Each card in one place only; the hand's size fits the seat's plays; the muestra where it must be."""
     seen: dict[int, str] = {}
     for i, c in enumerate(s.hand):
@@ -158,7 +159,7 @@ def _check_cards(s: _SeatState) -> None:
         raise BotStateError(f"muestra: card {s.muestra} is unplayed, so it is in {where} hand; hand says otherwise")
 
 
-def _replay_bids(s: _SeatState) -> tuple[Game, list[tuple[int, int]]]:
+def _replay_bids(s: _ReplayInput) -> tuple[Game, list[tuple[int, int]]]:
     """The bids replayed on any deal that gives this seat its cards (bids do not depend on the
     hands), checking the trick sizes against the contract; the game and the hand's history."""
     trial = _deal_for_bids(sum(1 << c for c in s.hand + s.mine_played), s.seat, s.dealer, s.muestra)
@@ -172,7 +173,7 @@ def _replay_bids(s: _SeatState) -> tuple[Game, list[tuple[int, int]]]:
     return game, game.history + [(seat, c) for _, seat, c in s.plays]
 
 
-def _hidden_deal(s: _SeatState, game: Game, history, rng) -> list[int]:
+def _hidden_deal(s: _ReplayInput, game: Game, history, rng) -> list[int]:
     """A placement of the hidden cards (by the belief sampler) that makes every play so far legal."""
     # the seat's view after the bids, with the plays as history: what the sampler infers the hidden cards from
     view = dataclasses.replace(game.seat_view(s.seat), hand=sum(1 << c for c in s.hand), legal=0,
@@ -189,7 +190,7 @@ def _hidden_deal(s: _SeatState, game: Game, history, rng) -> list[int]:
     return deal
 
 
-def _replay_hand(s: _SeatState, game: Game, deal: list[int]) -> None:
+def _replay_hand(s: _ReplayInput, game: Game, deal: list[int]) -> None:
     """The whole hand replayed on ``deal``: every bid and card checked by the engine, then the seat to act."""
     _reset(game, deal, s.dealer, s.muestra, s.score)
     for i, b in enumerate(s.bids):

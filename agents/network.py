@@ -10,6 +10,11 @@ never reaches play, since acting needs only the policy.
 With ``q_head=True`` the network also has an action-value head (``q(obs, mask)``: each
 action's expected game points for the acting seat's team, from the seat's observation alone),
 which expert iteration fits to the search's values; it is not part of the exported policy.
+With ``dueling=True`` that head is a state value plus a *centred* advantage (each legal action's
+advantage minus their mean), so the value absorbs the luck of the deal and the advantages only
+what the choice changes. With ``owners=True`` a card-location head says, for each card the seat
+cannot place, which of the other three seats holds it (``owners(obs, mask)``: (N, 20, 3) logits),
+trained against the actual deal; neither is part of the exported policy.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ import torch
 from torch import nn
 
 from cuatrola_env.observation import OBS_DIM, PERFECT_INFO_DIM
-from cuatrola_env.rules import NUM_ACTIONS
+from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS
+
+OTHER_SEATS = 3  #: the card-location head's classes: the next seat, the partner, the seat before
 
 MASKED_LOGIT = -1e9
 
@@ -36,12 +43,15 @@ def _mlp(inp: int, hidden: int, out: int, layers: int = 2) -> nn.Sequential:
 class PolicyValueNet(nn.Module):
     """``policy(obs, mask) -> masked logits``; ``value(obs, hidden_hands) -> value`` (training only)."""
 
-    def __init__(self, hidden: int = 256, layers: int = 2, q_head: bool = False):
+    def __init__(self, hidden: int = 256, layers: int = 2, q_head: bool = False, dueling: bool = False,
+                 owners: bool = False):
         super().__init__()
-        self.hidden, self.layers = hidden, layers
+        self.hidden, self.layers, self.dueling = hidden, layers, dueling
         self.policy_net = _mlp(OBS_DIM + NUM_ACTIONS, hidden, NUM_ACTIONS, layers)
         self.value_net = _mlp(PERFECT_INFO_DIM, hidden, 1, layers)
-        self.q_net = _mlp(OBS_DIM + NUM_ACTIONS, hidden, NUM_ACTIONS, layers) if q_head else None
+        q_out = NUM_ACTIONS + 1 if dueling else NUM_ACTIONS  # dueling: 24 advantages, then the state value
+        self.q_net = _mlp(OBS_DIM + NUM_ACTIONS, hidden, q_out, layers) if q_head or dueling else None
+        self.owner_net = _mlp(OBS_DIM + NUM_ACTIONS, hidden, NUM_CARDS * OTHER_SEATS, layers) if owners else None
         with torch.no_grad():  # small initial logits: a near-uniform first policy
             self.policy_net[-1].weight.mul_(0.01)
             self.policy_net[-1].bias.zero_()
@@ -55,7 +65,20 @@ class PolicyValueNet(nn.Module):
         """Each action's value in game points (the action-value head; meaningful on legal actions only)."""
         if self.q_net is None:
             raise ValueError("this network has no action-value head (built with q_head=False)")
-        return self.q_net(torch.cat([obs, mask.to(obs.dtype)], dim=-1))
+        out = self.q_net(torch.cat([obs, mask.to(obs.dtype)], dim=-1))
+        if not self.dueling:
+            return out
+        adv, value = out[:, :NUM_ACTIONS], out[:, NUM_ACTIONS:]
+        m = mask.to(adv.dtype)
+        mean = (adv * m).sum(-1, keepdim=True) / m.sum(-1, keepdim=True).clamp_min(1.0)
+        return value + adv - mean
+
+    def owners(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """(N, 20, 3) logits of which other seat holds each card (meaningful for the cards the seat
+        cannot place; training and search only)."""
+        if self.owner_net is None:
+            raise ValueError("this network has no card-location head (built with owners=False)")
+        return self.owner_net(torch.cat([obs, mask.to(obs.dtype)], dim=-1)).view(-1, NUM_CARDS, OTHER_SEATS)
 
     def value(self, obs: torch.Tensor, hidden_hands: torch.Tensor) -> torch.Tensor:
         """The critic: the observation plus every seat's hidden hand (training only)."""

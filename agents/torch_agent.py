@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from cuatrola_env.rules import NUM_ACTIONS
+
 from .base import Agent, SeatView
 from .checkpoint import CheckpointError, read_checkpoint
 from .network import PolicyValueNet
@@ -35,6 +37,13 @@ class TorchAgent(Agent):
         return [int(self.rng.choice(len(p), p=p / p.sum())) for p in probs]
 
 
+def network_for(state: dict, hidden: int, layers: int) -> PolicyValueNet:
+    """An empty network with the heads a state dict holds (action values, dueling or not; card locations)."""
+    q_out = state.get(f"q_net.{2 * layers}.bias")
+    return PolicyValueNet(hidden, layers, q_head=q_out is not None, dueling=q_out is not None and len(q_out) == NUM_ACTIONS + 1,
+                          owners=any(k.startswith("owner_net.") for k in state))
+
+
 def load_network(path: str):
     """The network of a training checkpoint, ready to play."""
     ck = read_checkpoint(path)
@@ -45,7 +54,7 @@ def load_network(path: str):
                               f"got {hidden!r} and {layers!r}")
     if not isinstance(ck["model"], dict):
         raise CheckpointError(f"{path}: field 'model' must be a state dict of tensors, got {type(ck['model']).__name__}")
-    net = PolicyValueNet(hidden, layers, q_head=any(k.startswith("q_net.") for k in ck["model"]))
+    net = network_for(ck["model"], hidden, layers)
     try:
         net.load_state_dict(ck["model"])
     except (RuntimeError, TypeError, KeyError) as e:  # a network of another shape (an older layout of the network)

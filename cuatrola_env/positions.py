@@ -32,6 +32,16 @@ from .observation import observe
 from .rules import NUM_ACTIONS, NUM_CARDS, Rules
 
 
+def _pool_deals(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The first ``n`` deals of a :class:`~cuatrola_env.engine.DealPool` seeded with ``seed``, dealers
+    rotating from seat 0: hand masks (n, 4), dealers (n,), muestras (n,)."""
+    if n < 0:
+        raise ValueError(f"the number of deals must be at least 0, got {n}")
+    dealer = (np.arange(n) % 4).astype(np.int8)
+    masks, muestra = engine.DealPool(np.random.default_rng(seed), block=max(n, 1)).draw(dealer)
+    return masks, dealer, muestra.astype(np.int8)
+
+
 def random_deals(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``n`` deals from the engine's one deal generator (:class:`~cuatrola_env.engine.DealPool`),
     seeded with ``seed``: hands (n, 4, 5) card ids (each hand in increasing order), dealers
@@ -41,13 +51,9 @@ def random_deals(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     >>> hands.shape, dealer.tolist(), bool((hands[np.arange(3), dealer] == muestra[:, None]).any(axis=1).all())
     ((3, 4, 5), [0, 1, 2], True)
     """
-    if n < 0:
-        raise ValueError(f"the number of deals must be at least 0, got {n}")
-    dealer = (np.arange(n) % 4).astype(np.int8)
-    masks, muestra = engine.DealPool(np.random.default_rng(seed), block=max(n, 1)).draw(dealer)
+    masks, dealer, muestra = _pool_deals(n, seed)
     bits = (masks[:, :, None] >> np.arange(NUM_CARDS, dtype=np.uint32)) & 1
-    hands = np.nonzero(bits)[2].reshape(n, 4, 5).astype(np.int8)
-    return hands, dealer, muestra.astype(np.int8)
+    return np.nonzero(bits)[2].reshape(n, 4, 5).astype(np.int8), dealer, muestra
 
 
 class Positions:
@@ -69,6 +75,11 @@ class Positions:
         if score is not None:
             s.score[:] = score
         return cls(s, rules)
+
+    @classmethod
+    def random(cls, n: int, rules: Rules, seed: int, score=None) -> Positions:
+        """``n`` new hands dealt as :func:`random_deals` deals them (the same deals for the same seed)."""
+        return cls.deal(*_pool_deals(n, seed), rules, score)
 
     @classmethod
     def replay(cls, hands, dealer, muestra, rules: Rules, actions: np.ndarray, score=None) -> Positions:

@@ -19,7 +19,7 @@ from agents.base import seat_view  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
 from agents.pimc import PIMCAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from agents.training import expert  # noqa: E402
+from agents.training import expert, labels  # noqa: E402
 from agents.training.expert import ExpertConfig  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.rules import NUM_ACTIONS, get_rules  # noqa: E402
@@ -56,7 +56,7 @@ def test_labels_are_the_legal_actions_values_only(bids, margin):
     options = {**OPTIONS, "bids": bids, "margin": margin}
     data = expert.label_hands(fresh_weights(), (16, 2), "online", options, seed=3, hands=4)
     assert len(data["dealer"]) == 4 and len(data["hand"]) > 10
-    obs, mask = expert.replay(data, get_rules("online"))
+    obs, mask = labels.replay(data, get_rules("online"))
     values = data["values"].astype(np.float32)
     assert (np.isnan(values) == ~mask).all(), "values exactly on the legal actions"
     assert (mask.sum(1) > 1).all(), "only decisions with a choice are labelled"
@@ -77,7 +77,7 @@ def test_replay_refuses_labels_off_the_legal_actions():
     legal = ~np.isnan(data["values"][0].astype(np.float32))
     data["values"][0, np.flatnonzero(~legal)[0]] = 0.5  # a value for an illegal action
     with pytest.raises(ValueError, match="legal actions"):
-        expert.replay(data, get_rules("online"))
+        labels.replay(data, get_rules("online"))
 
 
 @pytest.mark.parametrize("preset", ["online", "traditional"])
@@ -113,7 +113,7 @@ def test_card_values_are_game_points_of_the_solved_play(preset):
 
 def test_fit_moves_the_policy_to_the_searchs_best_action():
     data = expert.label_hands(fresh_weights(), (16, 2), "online", OPTIONS, seed=5, hands=6)
-    obs, mask = expert.replay(data, get_rules("online"))
+    obs, mask = labels.replay(data, get_rules("online"))
     torch.manual_seed(0)
     net = expert.network(16, 2)
     opt = torch.optim.Adam(net.parameters(), lr=3e-3)
@@ -164,7 +164,7 @@ def test_tiny_expert_iteration_end_to_end(tmp_path, monkeypatch):
     ck = read_checkpoint(str(run / "checkpoint.pt"))
     assert ck["iteration"] == 2 and ck["data"] == ["data/iteration_0.npz", "data/iteration_1.npz"]
     assert infer_seen == [0.0, 0.0, 1.0, 1.0], "uniform deals for the untrained network, inference after"
-    sizes = [len(expert.load_data(run / f)["hand"]) for f in ck["data"]]
+    sizes = [len(labels.load_data(run / f)["hand"]) for f in ck["data"]]
     assert ck["step"] == sum(sizes) and all(sizes)
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
@@ -197,10 +197,10 @@ def test_expert_config_refuses_an_unknown_algorithm():
 def test_label_data_is_compact(tmp_path):
     data = expert.label_hands(fresh_weights(), (16, 2), "online", OPTIONS, seed=6, hands=4)
     path = Path(tmp_path) / "d.npz"
-    expert.save_data(path, data)
+    labels.save_data(path, data)
     assert path.stat().st_size < 80 * len(data["hand"]) + 2000, "tens of bytes a decision, not an observation"
-    back = expert.load_data(path)
-    assert all(np.array_equal(back[k], data[k], equal_nan=True) for k in expert.FIELDS)
+    back = labels.load_data(path)
+    assert all(np.array_equal(back[k], data[k], equal_nan=True) for k in labels.FIELDS)
 
 
 def test_a_run_can_start_from_earlier_label_files(tmp_path, capsys):
@@ -212,8 +212,8 @@ def test_a_run_can_start_from_earlier_label_files(tmp_path, capsys):
     (second,) = list((tmp_path / "b").iterdir())
     ck = read_checkpoint(str(second / "checkpoint.pt"))
     assert ck["data"] == ["data/given_0.npz", "data/iteration_0.npz"]
-    a, b = expert.load_data(Path(given)), expert.load_data(second / "data/given_0.npz")
-    assert all(np.array_equal(a[k], b[k], equal_nan=True) for k in expert.FIELDS)
+    a, b = labels.load_data(Path(given)), labels.load_data(second / "data/given_0.npz")
+    assert all(np.array_equal(a[k], b[k], equal_nan=True) for k in labels.FIELDS)
     assert train.main([*TINY, "--expert-iterations", "0", "--expert-data", given, "--run-dir", str(tmp_path / "d")]) == 0
     (fitted,) = list((tmp_path / "d").iterdir())
     ck = read_checkpoint(str(fitted / "checkpoint.pt"))
@@ -272,9 +272,9 @@ def test_a_label_file_with_a_value_out_of_range_is_refused(tmp_path, field, valu
         data["values"][row, col] = value
     else:
         data[field].flat[0] = value
-    expert.save_data(tmp_path / "bad.npz", data)
+    labels.save_data(tmp_path / "bad.npz", data)
     with pytest.raises(train.CheckpointError, match=f"field '{field}' holds values outside"):
-        expert.load_data(tmp_path / "bad.npz")
+        labels.load_data(tmp_path / "bad.npz")
 
 
 def test_a_label_file_that_would_inflate_past_the_bound_is_refused_unread(tmp_path, monkeypatch):
@@ -283,9 +283,9 @@ def test_a_label_file_that_would_inflate_past_the_bound_is_refused_unread(tmp_pa
     bomb = tmp_path / "bomb.npz"
     with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("values.npy", bytes(4 << 20))
-    monkeypatch.setattr(expert, "MAX_LABEL_BYTES", 1 << 20)
+    monkeypatch.setattr(labels, "MAX_LABEL_BYTES", 1 << 20)
     with pytest.raises(train.CheckpointError, match="would inflate to 4194304 bytes"):
-        expert.load_data(bomb)
+        labels.load_data(bomb)
 
 
 def test_a_label_file_whose_hands_do_not_replay_is_a_one_line_refusal(tmp_path):
@@ -293,6 +293,6 @@ def test_a_label_file_whose_hands_do_not_replay_is_a_one_line_refusal(tmp_path):
     data["actions"] = data["actions"].copy()
     data["actions"][0, 5] = -1  # a hand cut off in the middle
     (tmp_path / "data").mkdir()
-    expert.save_data(tmp_path / "data/cut.npz", data)
+    labels.save_data(tmp_path / "data/cut.npz", data)
     with pytest.raises(train.CheckpointError, match="cut.npz: game 0: its hand is in play"):
-        expert.LabelStore(tmp_path, get_rules("online")).get("data/cut.npz")
+        labels.LabelStore(tmp_path, get_rules("online")).get("data/cut.npz")

@@ -7,12 +7,13 @@ own fields), its checkpoint's checks and its run, described by an
 
 from __future__ import annotations
 
-from . import expert, ppo
+from . import expert, oracle, ppo
 from .config import Algorithm
 
 ALGORITHMS: dict[str, Algorithm] = {
     "ppo": ppo.ALGORITHM,
     "expert": expert.ALGORITHM,
+    "oracle": oracle.ALGORITHM,
 }
 
 __all__ = ["ALGORITHMS"]

@@ -1,0 +1,181 @@
+"""Labelled decisions, compactly: the hands played (deal, dealer, muestra, score, actions) and, for
+each labelled decision, its hand, its step and its 24 values (NaN off the legal actions), about 60
+bytes a decision; the observations are rebuilt by replaying the hands through the engine. The
+format of expert iteration's label files and of the oracle's replay window.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from cuatrola_env.files import atomic_open
+from cuatrola_env.observation import OBS_DIM
+from cuatrola_env.positions import Positions
+from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules
+
+from ..checkpoint import CheckpointError
+
+MAX_DECISIONS = 24  #: actions in a hand at most: four bids and twenty cards
+
+FIELDS = ("deal", "dealer", "muestra", "score", "actions", "length", "hand", "step", "values")
+
+#: the largest label value a file may hold (game points a hand, with a card-point margin share)
+MAX_LABEL_VALUE = 64.0
+
+#: the most bytes a label file's arrays may take once inflated (some 20 M labelled decisions)
+MAX_LABEL_BYTES = 2**31
+
+
+def merge(parts: list[dict]) -> dict:
+    """Several tasks' (or iterations') data as one, hand numbers offset."""
+    offsets = np.cumsum([0] + [len(p["dealer"]) for p in parts[:-1]])
+    return {k: np.concatenate([p[k] + off if k == "hand" else p[k] for p, off in zip(parts, offsets, strict=True)])
+            for k in FIELDS}
+
+
+@dataclass
+class Replayed:
+    """The labelled decisions of some data, rebuilt through the engine: what the acting seat saw
+    (``obs``, ``mask``) and, for training targets only, where every unplayed card was."""
+
+    obs: np.ndarray  #: (k, OBS_DIM) float32 observations of the seats to act
+    mask: np.ndarray  #: (k, 24) bool legal actions
+    hands: np.ndarray  #: (k, 4) uint32 every seat's unplayed cards (hidden from the seat: targets only)
+    seat: np.ndarray  #: (k,) int8 the seat to act
+    muestra: np.ndarray  #: (k,) int8 the hand's muestra
+
+
+def replay_decisions(data: dict, rules: Rules) -> Replayed:
+    """The labelled decisions rebuilt by replaying the hands through the engine; ``ValueError`` if
+    a label's legal actions are not the position's."""
+    pos = Positions.deal(data["deal"], data["dealer"], data["muestra"], rules, data["score"])
+    hand, step = data["hand"], data["step"]
+    out = Replayed(np.zeros((len(hand), OBS_DIM), np.float32), np.zeros((len(hand), NUM_ACTIONS), bool),
+                   np.zeros((len(hand), 4), np.uint32), np.zeros(len(hand), np.int8), data["muestra"][hand])
+    for t in range(MAX_DECISIONS):
+        rows = np.flatnonzero(step == t)
+        if rows.size:
+            at = pos.take(hand[rows])
+            out.obs[rows], out.mask[rows] = at.observe(), at.legal_mask()
+            out.hands[rows], out.seat[rows] = at.hands, at.current
+        pos.step(data["actions"][:, t])  # a hand's actions end with it (-1 after): a finished hand stays as it is
+    if (out.mask != ~np.isnan(data["values"].astype(np.float32))).any():
+        raise ValueError("labels do not fit their positions: values are not exactly the legal actions'")
+    return out
+
+
+def replay(data: dict, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """(observations, legal masks) of the labelled decisions (:func:`replay_decisions`)."""
+    r = replay_decisions(data, rules)
+    return r.obs, r.mask
+
+
+def card_owners(r: Replayed) -> np.ndarray:
+    """(k, 20) int64: for each card the acting seat cannot place, which other seat holds it
+    (0, 1, 2: the next seat, the partner, the seat before), -1 for a card it can place (its own, one
+    played, the muestra while the dealer holds it). The card-location head's targets."""
+    k = len(r.seat)
+    rel = (np.arange(4)[None, :] - r.seat[:, None].astype(np.int64)) % 4  # (k, 4) each seat relative to the actor
+    bits = (r.hands[:, :, None].astype(np.int64) >> np.arange(NUM_CARDS)) & 1  # (k, 4, 20)
+    others = bits * (rel[:, :, None] > 0)
+    owner = np.where(others.any(1), (others * rel[:, :, None]).sum(1) - 1, -1)
+    owner[np.arange(k), r.muestra.astype(np.int64)] = -1  # the muestra's place is public while unplayed
+    return owner
+
+
+def save_data(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(path, "wb") as f:
+        np.savez_compressed(f, **data)
+
+
+def load_data(path: Path) -> dict:
+    """One iteration's data (plain arrays: ``allow_pickle`` stays off)."""
+    if not Path(path).is_file():
+        raise CheckpointError(f"label file {path} does not exist")
+    check_inflated_size(Path(path))
+    try:
+        with np.load(path, allow_pickle=False) as d:
+            data = {k: d[k] for k in FIELDS if k in d}
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
+        raise CheckpointError(f"{path} is not a readable label file: {e}") from None
+    missing = [k for k in FIELDS if k not in data]
+    if missing:
+        raise CheckpointError(f"{path} is not a label file: it lacks {missing}")
+    check_data(data, path)
+    return data
+
+
+def check_inflated_size(path: Path) -> None:
+    """Refuse, before anything is inflated, a label file whose arrays would take more than
+    :data:`MAX_LABEL_BYTES` (a crafted archive of deflated zeros); what it declares bounds what it gives."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            declared = sum(e.file_size for e in z.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise CheckpointError(f"{path} is not a readable label file: {e}") from None
+    if declared > MAX_LABEL_BYTES:
+        raise CheckpointError(f"{path} would inflate to {declared} bytes, more than a label file's "
+                              f"{MAX_LABEL_BYTES}; refused unread")
+
+
+#: per field of a label file: its dtype (integer fields may be any integer type), its shape after the row
+#: count (of hands, or of labels), and its range
+DATA_SCHEMA = {
+    "deal": (np.uint32, ("hands", 4), 0, (1 << NUM_CARDS) - 1),
+    "dealer": (np.int8, ("hands",), 0, 3),
+    "muestra": (np.int8, ("hands",), 0, NUM_CARDS - 1),
+    "score": (np.int16, ("hands", 2), 0, 10_000),
+    "actions": (np.int8, ("hands", MAX_DECISIONS), -1, NUM_ACTIONS - 1),
+    "length": (np.int8, ("hands",), 0, MAX_DECISIONS),
+    "hand": (np.int32, ("labels",), 0, None),
+    "step": (np.int8, ("labels",), 0, MAX_DECISIONS - 1),
+    "values": (np.float16, ("labels", NUM_ACTIONS), -MAX_LABEL_VALUE, MAX_LABEL_VALUE),
+}
+
+
+def check_data(data: dict, path) -> None:
+    """Raise :class:`CheckpointError` naming the first field of a label file with the wrong dtype or
+    shape, or a value out of its range (a value may be NaN, an action that was not legal; never infinite)."""
+    rows = {"hands": len(data["dealer"]), "labels": len(data["hand"])}
+    for k, (dtype, shape, lo, hi) in DATA_SCHEMA.items():
+        x, want = data[k], tuple(rows.get(d, d) for d in shape)
+        kinds = "f" if np.dtype(dtype).kind == "f" else "iu"
+        if x.dtype.kind not in kinds or x.shape != want:
+            raise CheckpointError(f"{path}: field {k!r} is {x.dtype} {x.shape}, a label file holds {np.dtype(dtype)} {want}")
+        finite = x[~np.isnan(x)] if x.dtype.kind == "f" else x
+        hi = rows["hands"] - 1 if hi is None else hi
+        if finite.size and (not np.isfinite(finite).all() or finite.min() < lo or finite.max() > hi):
+            raise CheckpointError(f"{path}: field {k!r} holds values outside {lo}..{hi}")
+
+
+class LabelStore:
+    """A run's label files, each read and replayed once: ``get(name)`` -> (observations, masks, values)."""
+
+    def __init__(self, run_dir: Path, rules: Rules):
+        self.run_dir, self.rules = run_dir, rules
+        self._replayed: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def get(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if name not in self._replayed:  # an iteration's file is written once, before it is read
+            data = load_data(self.run_dir / name)
+            try:
+                self._replayed[name] = (*replay(data, self.rules), data["values"])
+            except ValueError as e:  # actions the engine refuses, or labels off the legal actions
+                raise CheckpointError(f"{self.run_dir / name}: {e}") from None
+        return self._replayed[name]
+
+
+def copy_given_data(given: str, run_dir: Path) -> list[str]:
+    """Copy the comma-separated label files ``given`` into the run (``data/given_K.npz``), checked."""
+    names = []
+    for k, src in enumerate(p for p in given.split(",") if p):
+        data = load_data(Path(src))
+        name = f"data/given_{k}.npz"
+        save_data(run_dir / name, data)
+        names.append(name)
+    return names

@@ -1,0 +1,445 @@
+"""Oracle-labelled self-play: the network learns, at every decision it meets, what each legal
+action is worth on the *actual* deal, played out double-dummy.
+
+    python train.py --algorithm oracle --workers 2                  # from scratch: no heuristic anywhere
+    python train.py --config configs/oracle.yaml                    # the preset
+    python train.py --resume runs/NAME/checkpoint.pt                # continue after the last iteration
+
+In self-play the trainer knows every hidden card, so labelling a decision costs one double-dummy
+solve per legal card (a bid: each contract solved on the deal, as PIMC values a bid) instead of a
+search over many sampled deals: a hundred times more labels for the same compute. Fitted by least
+squares over the deals as they really occur, an action value learned from such labels tends to the
+expected double-dummy value *given the observation*: PIMC with unlimited worlds drawn from the true
+posterior of the games played.
+
+Each iteration:
+
+1. **Play and label** (tasks of ``oracle_per_task`` hands on ``workers`` Ray workers): a batch of
+   hands stepped at once, the network sampled at ``oracle_temperature`` in every seat, except that
+   in ``oracle_heuristic_frac`` of the games one team is the heuristic bot and in
+   ``oracle_past_frac`` one team is a past network of this run (both 0 by default: no heuristic
+   anywhere unless a run asks for it). Each decision with more than one legal action gets the
+   game points, for the acting seat's team, of every legal action on the actual deal.
+2. **Keep** the latest ``oracle_window`` labelled decisions (the replay window), compactly
+   (:mod:`.labels`); older ones are dropped.
+3. **Fit** ``fit_epochs`` passes over the window: the action-value head (a state value plus a
+   centred advantage) by a Huber loss on the legal actions' labels; the policy by cross-entropy
+   towards ``softmax(Q / tau)`` of its *own* action-value head (never of one deal's labels, which
+   would be PIMC's voting); the card-location head (which other seat holds each card the seat
+   cannot place) against the actual deal, weighted ``owner_coef``. A twentieth of the deals,
+   chosen by the deal itself, is never fitted: held-out agreement is measured on them.
+
+TensorBoard: ``charts/labels_per_s``, ``charts/labels``, ``losses/`` (Huber, policy cross-entropy,
+card location, held-out agreement of the policy and the action values with the best label, and
+the card-location head's held-out accuracy), ``eval/`` (as every run). A checkpoint (and the
+window, ``data/window.npz``) is written atomically after every iteration; a resumed run goes on
+exactly as the uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from cuatrola_env.observation import OBS_VERSION
+from cuatrola_env.positions import Positions
+from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules, get_rules
+from cuatrola_env.view import batch_views
+
+from ..checkpoint import CheckpointError, save_checkpoint
+from ..heuristic import HeuristicAgent
+from ..network import MASKED_LOGIT, PolicyValueNet
+from ..parallel import Runner
+from ..pimc import PIMCAgent
+from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, learner_device, option
+from .expert import soft_targets
+from .labels import FIELDS, MAX_DECISIONS, card_owners, load_data, merge, replay_decisions, save_data
+from .report import evaluate_policy
+from .stopping import stop_signals
+
+WINDOW_FILE = "data/window.npz"
+SELF, HEURISTIC, PAST = 0, 1, 2  #: who plays the opposing team of a game
+
+
+@dataclasses.dataclass
+class OracleConfig(RunConfig):
+    """An oracle-labelled self-play run: the fields of every run, and these."""
+
+    oracle_iterations: int = option(30, "play-label-fit iterations")
+    oracle_hands: int = option(20_000, "hands played and labelled per iteration")
+    oracle_per_task: int = option(1_000, "hands per task (stepped at once, the network's inference batched)")
+    oracle_window: int = option(1_500_000, "labelled decisions kept for fitting (the latest; the replay window)")
+    oracle_temperature: float = option(1.0, "temperature of the network's sampled play")
+    oracle_heuristic_frac: float = option(0.0, "share of games in which one team is the heuristic bot")
+    oracle_past_frac: float = option(0.0, "share of games in which one team is a past network of this run")
+    oracle_pool: int = option(5, "past networks kept (one added every iteration)")
+    oracle_margin_coef: float = option(0.0, "add this times the team's final card-point margin / 100 to a card's "
+                                            "label (pass, solo)")
+    tau: float = option(0.1, "policy target softmax(Q / tau) of the network's own action values, in game points")
+    q_coef: float = option(1.0, "weight of the action-value head's Huber loss")
+    owner_coef: float = option(0.5, "weight of the card-location head's cross-entropy")
+    fit_epochs: int = option(1, "passes over the window per iteration")
+    fit_batch: int = option(1024, "minibatch size")
+
+
+#: fields a resumed oracle run may change
+ORACLE_RESUMABLE = RESUMABLE + ("oracle_iterations",)
+
+#: what an oracle checkpoint to resume from holds
+RESUME_FIELDS = ("run_name", "config", "optimizer", "iteration", "rng", "torch_rng", "pool", "labels")
+
+ORACLE_LATER = dict(LATER_FIELDS)
+
+
+def network(hidden: int, layers: int, weights: dict | None = None) -> PolicyValueNet:
+    """A network with the dueling action-value head and the card-location head, with ``weights``
+    (a state dict of tensors or arrays; a policy network's, whose missing heads start fresh)."""
+    net = PolicyValueNet(hidden, layers, dueling=True, owners=True)
+    if weights is not None:
+        missing, unexpected = net.load_state_dict({k: torch.as_tensor(v) for k, v in weights.items()}, strict=False)
+        fresh = ("q_net.", "owner_net.")
+        if unexpected or any(not k.startswith(fresh) for k in missing):
+            raise CheckpointError(f"weights do not fit this network (missing {missing}, unexpected {unexpected})")
+    return net.eval()
+
+
+# ----------------------------------------------------------------------------- labels on the actual deal
+def oracle_values(view, world: list[int], margin_coef: float = 0.0) -> np.ndarray:
+    """(24,) game points for the acting seat's team of each legal action of ``view`` when the hand is
+    played out double-dummy on ``world`` (every seat's unplayed cards, the actual deal); NaN off the
+    legal actions. A card: the position solved after it; a bid: the hand solved under the contract
+    it leads to, the seats after it passing (:class:`~agents.pimc.PIMCAgent`'s valuation, one world)."""
+    legal = view.legal_actions
+    out = np.full(NUM_ACTIONS, np.nan, np.float32)
+    if view.phase == 0:
+        out[legal] = PIMCAgent.bid_points(view, legal, [world])[:, 0]
+    else:
+        out[legal] = PIMCAgent.card_points(view, legal, [world], margin_coef)[:, 0]
+    return out
+
+
+def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rules: str, options: dict, seed: int,
+                   hands: int) -> dict:
+    """Play ``hands`` hands at once, every decision with more than one legal action labelled on the
+    actual deal. ``options``: ``temperature``, ``heuristic_frac``, ``past_frac``, ``margin``. Returns the
+    compact data of :mod:`.labels`."""
+    torch.set_num_threads(1)
+    rules_set, rng = get_rules(rules), np.random.default_rng(seed)
+    nets = {SELF: network(*shape, weights), PAST: network(*shape, past) if past is not None else None}
+    opponent, opp_team = _opponents(hands, options, past is not None, rng), rng.integers(0, 2, hands)
+    pos = Positions.random(hands, rules_set, int(rng.integers(2**63)), score=_match_scores(hands, rules_set, rng))
+    deal, actions, labels = pos.hands.copy(), np.full((hands, MAX_DECISIONS), -1, np.int8), []
+    heuristic = HeuristicAgent()
+    for t in range(MAX_DECISIONS):
+        live = np.flatnonzero(~pos.done)
+        if not live.size:
+            break
+        bits, now = pos.legal_bits, pos.hands
+        views = batch_views(pos, live, bits)
+        for i, view in zip(live, views, strict=True):
+            if np.bitwise_count(bits[i]) > 1:
+                labels.append((i, t, oracle_values(view, [int(h) for h in now[i]], options["margin"])))
+        who = np.where((pos.current[live] & 1) == opp_team[live], opponent[live], SELF)
+        acts = _actions(pos, live, bits, who, views, nets, heuristic, options["temperature"], rng)
+        actions[live, t] = acts
+        step = np.full(hands, NUM_CARDS)
+        step[live] = acts
+        pos.step(step)
+    return _compact(pos, deal, actions, labels)
+
+
+def _opponents(n: int, options: dict, have_past: bool, rng: np.random.Generator) -> np.ndarray:
+    u = rng.random(n)
+    past = options["past_frac"] if have_past else 0.0
+    return np.where(u < options["heuristic_frac"], HEURISTIC, np.where(u < options["heuristic_frac"] + past, PAST, SELF))
+
+
+def _match_scores(n: int, rules: Rules, rng: np.random.Generator) -> np.ndarray:
+    """Scores before each hand: 0-0 for half the hands, else any score short of the target (the
+    bids a team may make depend on it)."""
+    score = rng.integers(0, rules.target, size=(n, 2))
+    score[rng.random(n) < 0.5] = 0
+    return score.astype(np.int16)
+
+
+def _actions(pos: Positions, live: np.ndarray, bits: np.ndarray, who: np.ndarray, views, nets, heuristic,
+             temperature: float, rng: np.random.Generator) -> np.ndarray:
+    """The actions of the live games: each network's sampled at ``temperature``, the heuristic's own."""
+    out = np.zeros(live.size, np.int64)
+    obs, mask = pos.take(live).observe(), pos.legal_mask(bits[live])
+    for kind in (SELF, PAST):
+        rows = np.flatnonzero(who == kind)
+        if rows.size:
+            with torch.no_grad():
+                logits = nets[kind].policy(torch.from_numpy(obs[rows]), torch.from_numpy(mask[rows])).numpy()
+            out[rows] = sample(logits, mask[rows], temperature, rng)
+    for r in np.flatnonzero(who == HEURISTIC):
+        out[r] = heuristic.act(views[r])
+    return out
+
+
+def sample(logits: np.ndarray, mask: np.ndarray, temperature: float, rng: np.random.Generator) -> np.ndarray:
+    """One legal action per row: ``softmax(logits / temperature)`` sampled (Gumbel), or the most likely at 0."""
+    z = np.where(mask, logits.astype(np.float64), MASKED_LOGIT)
+    if temperature > 0:
+        z = z / temperature - np.log(-np.log(rng.random(z.shape)))
+        z[~mask] = -np.inf
+    return z.argmax(1)
+
+
+def _compact(pos: Positions, deal: np.ndarray, actions: np.ndarray, labels: list) -> dict:
+    """The hands played and their labels as :mod:`.labels`' compact arrays, labels in hand order."""
+    s = pos.state
+    labels = sorted(labels, key=lambda x: (x[0], x[1]))
+    return {
+        "deal": deal.astype(np.uint32), "dealer": s.dealer.astype(np.int8), "muestra": s.muestra.astype(np.int8),
+        "score": s.score.astype(np.int16), "actions": actions, "length": (actions >= 0).sum(1).astype(np.int8),
+        "hand": np.array([x[0] for x in labels], np.int32), "step": np.array([x[1] for x in labels], np.int8),
+        "values": np.array([x[2] for x in labels], np.float16).reshape(-1, NUM_ACTIONS),
+    }
+
+
+# ----------------------------------------------------------------------------- the replay window
+@dataclasses.dataclass
+class Window:
+    """The latest labelled decisions: their compact data and, rebuilt from it once, the fitting arrays."""
+
+    data: dict
+    obs: np.ndarray
+    mask: np.ndarray
+    values: np.ndarray  #: the labels, 0 off the legal actions
+    owners: np.ndarray  #: the card-location targets (:func:`~.labels.card_owners`)
+    held: np.ndarray  #: decisions of held-out deals (never fitted)
+
+    @classmethod
+    def of(cls, data: dict, rules: Rules) -> Window:
+        r = replay_decisions(data, rules)
+        held = held_out_deals(data["deal"])[data["hand"]]
+        return cls(data, r.obs, r.mask, np.nan_to_num(data["values"].astype(np.float32)), card_owners(r), held)
+
+    def __len__(self) -> int:
+        return len(self.data["hand"])
+
+    def add(self, new: Window, limit: int) -> Window:
+        """This window with ``new`` appended, cut to the latest ``limit`` decisions (rounded up to whole
+        hands: the oldest hand kept brings all its labels)."""
+        data = merge([self.data, new.data])
+        joined = Window(data, *(np.concatenate([getattr(self, k), getattr(new, k)])
+                                for k in ("obs", "mask", "values", "owners", "held")))
+        return joined.latest(limit)
+
+    def latest(self, limit: int) -> Window:
+        if len(self) <= limit:
+            return self
+        first = int(self.data["hand"][len(self) - limit])  # the oldest hand kept whole
+        keep = self.data["hand"] >= first
+        data = {k: self.data[k][first:] for k in FIELDS if k not in ("hand", "step", "values")}
+        data.update(hand=self.data["hand"][keep] - first, step=self.data["step"][keep], values=self.data["values"][keep])
+        return Window(data, self.obs[keep], self.mask[keep], self.values[keep], self.owners[keep], self.held[keep])
+
+
+def empty_data() -> dict:
+    return {"deal": np.zeros((0, 4), np.uint32), "dealer": np.zeros(0, np.int8), "muestra": np.zeros(0, np.int8),
+            "score": np.zeros((0, 2), np.int16), "actions": np.zeros((0, MAX_DECISIONS), np.int8),
+            "length": np.zeros(0, np.int8), "hand": np.zeros(0, np.int32), "step": np.zeros(0, np.int8),
+            "values": np.zeros((0, NUM_ACTIONS), np.float16)}
+
+
+def held_out_deals(deal: np.ndarray) -> np.ndarray:
+    """(hands,) bool: a twentieth of the deals, chosen by the cards themselves (the same deal is
+    always on the same side of the split)."""
+    h = deal.astype(np.uint64)
+    key = (h[:, 0] * np.uint64(0x9E3779B97F4A7C15)) ^ (h[:, 1] * np.uint64(0xBF58476D1CE4E5B9)) ^ h[:, 2]
+    return (key >> np.uint64(33)) % np.uint64(20) == 0
+
+
+# ----------------------------------------------------------------------------- fitting
+def fit(net: PolicyValueNet, opt, cfg: OracleConfig, window: Window, rng: np.random.Generator) -> dict:
+    """``cfg.fit_epochs`` passes over the window's fitted decisions; the losses and held-out agreement."""
+    device = next(net.parameters()).device
+    train = np.flatnonzero(~window.held)
+    sums, batches = {}, 0
+    net.train()
+    for _ in range(cfg.fit_epochs):
+        for idx in np.array_split(rng.permutation(train), max(1, len(train) // cfg.fit_batch)):
+            losses = _losses(net, cfg, *_batch(window, idx, device))
+            opt.zero_grad()
+            (losses["policy_ce"] + cfg.q_coef * losses["q_huber"] + cfg.owner_coef * losses["owner_ce"]).backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            opt.step()
+            for k, x in losses.items():
+                sums[k] = sums.get(k, 0.0) + x.item()
+            batches += 1
+    net.eval()
+    stats = {k: x / max(batches, 1) for k, x in sums.items()}
+    held = np.flatnonzero(window.held)
+    if held.size:
+        with torch.no_grad():
+            stats.update(held_out(net, cfg, *_batch(window, held, device)))
+    return stats
+
+
+def _batch(w: Window, idx: np.ndarray, device) -> tuple[torch.Tensor, ...]:
+    return tuple(torch.from_numpy(x[idx]).to(device) for x in (w.obs, w.mask, w.values, w.owners))
+
+
+def _losses(net: PolicyValueNet, cfg: OracleConfig, o, m, v, owners) -> dict[str, torch.Tensor]:
+    q = net.q(o, m)
+    target = soft_targets(q.detach(), m, cfg.tau)
+    logp = torch.log_softmax(net.policy(o, m), -1)
+    ce = -(target * torch.where(m, logp, torch.zeros_like(logp))).sum(-1).mean()
+    owner_logits = net.owners(o, m).reshape(-1, 3)
+    owner_ce = torch.nn.functional.cross_entropy(owner_logits, owners.reshape(-1), ignore_index=-1)
+    return {"policy_ce": ce, "q_huber": torch.nn.functional.huber_loss(q[m], v[m]), "owner_ce": owner_ce}
+
+
+def held_out(net: PolicyValueNet, cfg: OracleConfig, o, m, v, owners) -> dict[str, float]:
+    """On the held-out deals: how often the policy's and the action values' best action is a best
+    label (ties count), what each gives up against the best label (game points), the losses, and
+    how often the card-location head names the right seat."""
+    best = torch.where(m, v, torch.full_like(v, -torch.inf)).amax(-1, keepdim=True)
+    is_best = (v >= best - 1e-6) & m
+    pick = net.policy(o, m).argmax(-1, keepdim=True)
+    q_pick = torch.where(m, net.q(o, m), torch.full_like(v, -torch.inf)).argmax(-1, keepdim=True)
+    seen = owners >= 0
+    owner_hit = (net.owners(o, m).argmax(-1) == owners)[seen]
+    losses = _losses(net, cfg, o, m, v, owners)
+    label_of = lambda a: v.gather(1, a)  # noqa: E731
+    return {"held_out_agreement": float(is_best.gather(1, pick).float().mean()),
+            "held_out_regret": float((best - label_of(pick)).mean()),
+            "held_out_q_regret": float((best - label_of(q_pick)).mean()),
+            "held_out_q_agreement": float(is_best.gather(1, q_pick).float().mean()),
+            "held_out_q_huber": losses["q_huber"].item(), "held_out_owner_ce": losses["owner_ce"].item(),
+            "held_out_owner_accuracy": float(owner_hit.float().mean()) if owner_hit.numel() else float("nan")}
+
+
+# ----------------------------------------------------------------------------- the run
+def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConfig, iteration: int,
+          rng: np.random.Generator) -> dict:
+    """One iteration's data: ``cfg.oracle_hands`` hands in tasks of ``cfg.oracle_per_task``."""
+    weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
+    options = {"temperature": cfg.oracle_temperature, "heuristic_frac": cfg.oracle_heuristic_frac,
+               "past_frac": cfg.oracle_past_frac, "margin": cfg.oracle_margin_coef}
+    sizes = [min(cfg.oracle_per_task, cfg.oracle_hands - lo) for lo in range(0, cfg.oracle_hands, cfg.oracle_per_task)]
+    base = (cfg.seed * 1_000 + iteration) * 100_003
+    past = [pool[int(rng.integers(len(pool)))] if pool and cfg.oracle_past_frac > 0 else None for _ in sizes]
+    tasks = [(weights, p, (cfg.hidden, cfg.layers), cfg.rules, options, base + k, n)
+             for k, (n, p) in enumerate(zip(sizes, past, strict=True))]
+    bar = tqdm(total=cfg.oracle_hands, unit="hand", desc=f"playing and labelling {iteration}", file=sys.stderr, leave=False)
+    parts = runner.map(play_and_label, tasks, bar, sizes)
+    bar.close()
+    return merge(parts)
+
+
+def run(cfg: OracleConfig, run_name: str, run_dir: Path, net: PolicyValueNet, opt, rng: np.random.Generator,
+        iteration: int, window: Window, pool: list[dict], labels: int, stop: dict, evaluate) -> int:
+    """Iterations from ``iteration`` up to ``cfg.oracle_iterations``, a checkpoint after each; returns
+    the iterations done."""
+    rules = get_rules(cfg.rules)
+    writer = SummaryWriter(str(run_dir))
+    writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
+    with Runner(cfg.workers, cfg.ray_address or None) as runner:
+        while iteration < cfg.oracle_iterations and not stop["now"]:
+            started = time.perf_counter()
+            data = label(runner, net, pool, cfg, iteration, rng)
+            seconds = time.perf_counter() - started
+            window = window.add(Window.of(data, rules), cfg.oracle_window)
+            labels += len(data["hand"])
+            stats = fit(net, opt, cfg, window, rng)
+            pool = (pool + [{k: v.detach().cpu().clone() for k, v in net.state_dict().items()}])[-cfg.oracle_pool:]
+            iteration += 1
+            _log(writer, stats, labels, iteration, len(data["hand"]) / seconds, len(window))
+            if cfg.eval_every and iteration % cfg.eval_every == 0:
+                evaluate(writer, net, rules, cfg, labels)
+            save_data(run_dir / WINDOW_FILE, window.data)
+            save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, iteration, pool, labels))
+            print(f"iteration {iteration}: {len(data['hand'])} labels ({len(data['hand']) / seconds:.0f}/s), window "
+                  f"{len(window)}; " + ", ".join(f"{k} {x:.3f}" for k, x in stats.items()), file=sys.stderr)
+    writer.close()
+    return iteration
+
+
+def _log(writer, stats: dict, labels: int, iteration: int, rate: float, window: int) -> None:
+    for k, x in stats.items():
+        writer.add_scalar(f"losses/{k}", x, labels)
+    writer.add_scalar("charts/labels", labels, iteration)
+    writer.add_scalar("charts/labels_per_s", rate, labels)
+    writer.add_scalar("charts/window", window, labels)
+
+
+def snapshot(run_name: str, cfg: OracleConfig, rules: Rules, net, opt, rng: np.random.Generator, iteration: int,
+             pool: list[dict], labels: int) -> dict:
+    """An oracle checkpoint: what every model file has, the run's place and its past networks (the
+    window is :data:`WINDOW_FILE` beside it)."""
+    return {"run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(), "obs_version": OBS_VERSION,
+            "model": net.state_dict(), "optimizer": opt.state_dict(), "iteration": iteration, "step": labels,
+            "update": iteration, "labels": labels, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
+            "pool": pool}
+
+
+def restore(ck: dict, path: str, run_dir: Path, net, opt, rng: np.random.Generator, rules: Rules):
+    """Put an oracle checkpoint and its window back; :class:`CheckpointError` names what does not fit."""
+    try:
+        net.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["optimizer"])
+        rng.bit_generator.state = ck["rng"]
+        torch.set_rng_state(ck["torch_rng"])
+        pool = [network(net.hidden, net.layers, p).state_dict() for p in ck["pool"]]
+    except (RuntimeError, ValueError, TypeError, KeyError) as e:
+        raise CheckpointError(f"{path} does not fit this run: {str(e).splitlines()[0]}") from None
+    data = load_data(run_dir / WINDOW_FILE)
+    try:
+        window = Window.of(data, rules)
+    except ValueError as e:
+        raise CheckpointError(f"{run_dir / WINDOW_FILE}: {e}") from None
+    return int(ck["iteration"]), window, pool, int(ck["labels"])
+
+
+def check(cfg: OracleConfig) -> None:
+    """``ValueError`` naming an oracle field no run can start with."""
+    for name in ("oracle_hands", "oracle_per_task", "oracle_window", "oracle_pool", "fit_epochs", "fit_batch"):
+        if getattr(cfg, name) < 1:
+            raise ValueError(f"{name} must be at least 1, got {getattr(cfg, name)}")
+    shares = (cfg.oracle_heuristic_frac, cfg.oracle_past_frac)
+    if min(shares) < 0 or sum(shares) > 1:
+        raise ValueError(f"oracle_heuristic_frac and oracle_past_frac must be shares summing to at most 1, got {shares}")
+    if cfg.tau <= 0 or cfg.oracle_temperature < 0:
+        raise ValueError(f"tau must be positive and oracle_temperature at least 0, got {cfg.tau} and {cfg.oracle_temperature}")
+
+
+def check_checkpoint(ck: dict, path: str) -> None:
+    """:class:`CheckpointError` naming the first field of an oracle checkpoint a run cannot resume from."""
+    if not isinstance(ck["pool"], list) or not all(isinstance(p, dict) for p in ck["pool"]):
+        raise CheckpointError(f"{path}: field 'pool' must be the list of the run's past networks")
+    if type(ck["labels"]) is not int or ck["labels"] < 0:
+        raise CheckpointError(f"{path}: field 'labels' must be a count of labels, got {ck['labels']!r:.40}")
+
+
+def start(cfg: OracleConfig, resume: str | None, ck: dict | None, init: dict | None, run_name: str, run_dir: Path,
+          rng: np.random.Generator) -> int:
+    """Play, label, fit (:func:`run`), the learner on its device; until ``oracle_iterations``, or Ctrl-C / SIGTERM."""
+    rules = get_rules(cfg.rules)
+    net = network(cfg.hidden, cfg.layers, init).to(learner_device(cfg.device))
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    if ck:
+        iteration, window, pool, labels = restore(ck, resume, run_dir, net, opt, rng, rules)
+    else:
+        iteration, window, pool, labels = 0, Window.of(empty_data(), rules), [], 0
+    with stop_signals() as stop:
+        iteration = run(cfg, run_name, run_dir, net, opt, rng, iteration, window, pool, labels, stop, evaluate_policy)
+    print(f"{'stopped' if stop['now'] else 'finished'}: {iteration} iterations; checkpoint {run_dir / 'checkpoint.pt'}")
+    return 0
+
+
+ALGORITHM = Algorithm("oracle", OracleConfig, resumable=ORACLE_RESUMABLE, resume_fields=RESUME_FIELDS,
+                      later=ORACLE_LATER, check=check, check_checkpoint=check_checkpoint,
+                      init_weights=lambda model: model, run=start)
+
+__all__ = ["ALGORITHM", "OracleConfig", "oracle_values", "play_and_label"]

@@ -1,0 +1,174 @@
+"""Oracle-labelled self-play (train.py --algorithm oracle): the labels are the legal actions'
+double-dummy values on the actual deal, the card-location targets are the actual owners of exactly
+the cards the seat cannot place, the policy's inputs reveal nothing hidden, the replay window keeps
+the latest hands, and a tiny run goes end to end and resumes exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import scramble_hidden
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("numba")
+pytest.importorskip("tensorboard")
+
+from agents import training as train  # noqa: E402
+from agents.base import seat_view  # noqa: E402
+from agents.checkpoint import read_checkpoint  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from agents.solver import Position  # noqa: E402
+from agents.training import oracle  # noqa: E402
+from agents.training.labels import card_owners, replay_decisions  # noqa: E402
+from cuatrola_env.bitboards import cards_of  # noqa: E402
+from cuatrola_env.game import Game  # noqa: E402
+from cuatrola_env.observation import OBS_DIM  # noqa: E402
+from cuatrola_env.positions import Positions  # noqa: E402
+from cuatrola_env.rules import CUATROLA, NUM_CARDS, get_rules  # noqa: E402
+
+OPTIONS = {"temperature": 1.0, "heuristic_frac": 0.0, "past_frac": 0.0, "margin": 0.0}
+TINY = ["--algorithm", "oracle", "--oracle-hands", "40", "--oracle-per-task", "20", "--hidden", "16",
+        "--eval-every", "0", "--fit-batch", "64", "--oracle-past-frac", "0.5", "--oracle-window", "300"]
+
+
+def fresh_weights(seed: int = 0) -> dict:
+    torch.manual_seed(seed)
+    return {k: v.numpy() for k, v in oracle.network(16, 2).state_dict().items()}
+
+
+def game_at(data: dict, hand: int, step: int, rules) -> Game:
+    """The game of ``hand`` of the data after its first ``step`` actions, through the engine."""
+    g = Game(rules)
+    g.reset(hands=[cards_of(int(m)) for m in data["deal"][hand]], dealer=int(data["dealer"][hand]),
+            muestra=int(data["muestra"][hand]), score=[int(x) for x in data["score"][hand]])
+    for a in data["actions"][hand, :step]:
+        g.step(int(a))
+    return g
+
+
+def double_dummy_points(g: Game, team: int) -> tuple[int, bool]:
+    """The hand played to its end through the engine, every later bid a pass and every card the
+    mover's best by the solver's exact values; (``team``'s game points, whether the points tied)."""
+    while not g.over:
+        if g.seat_view().phase == 0:
+            g.step(20)
+            continue
+        v = g.seat_view()
+        values = Position.from_game(g).move_values()
+        by_tricks = v.contract >= CUATROLA
+        maximise = (v.seat & 1) == (v.declarer & 1) if by_tricks else (v.seat & 1) == 0
+        g.step((max if maximise else min)(values, key=lambda c: (values[c], -c)))
+    r = g.last_result
+    points = r["game_points"] if r["winner_team"] == team else -r["game_points"]
+    return points, r["points"][0] == r["points"][1]
+
+
+@pytest.mark.parametrize("preset", ["online", "traditional"])
+def test_labels_are_each_legal_actions_double_dummy_result_on_the_actual_deal(preset):
+    """Rule (hand result, bidding): a label is the game points, for the acting seat's team, of the
+    hand played out double-dummy on the actual deal after that action (a bid: the later seats
+    passing), through the engine; NaN exactly off the legal actions. A points tie under the
+    last-trick rule, whose winner the solver does not report, is valued 0."""
+    rules = get_rules(preset)
+    data = oracle.play_and_label(fresh_weights(), None, (16, 2), preset, OPTIONS, seed=5, hands=10)
+    values = data["values"].astype(np.float32)
+    checked = {"bid": 0, "card": 0}
+    for k in range(len(data["hand"])):
+        hand, step = int(data["hand"][k]), int(data["step"][k])
+        g = game_at(data, hand, step, rules)
+        legal = g.legal_actions()
+        assert sorted(np.flatnonzero(~np.isnan(values[k]))) == legal and len(legal) > 1
+        team = g.current_player & 1
+        for a in legal:
+            h = game_at(data, hand, step, rules)
+            h.step(a)
+            points, tied = double_dummy_points(h, team)
+            label = values[k, a]
+            assert label == points or (label == 0 and tied and rules.tie_rule == "last_trick"), \
+                f"hand {hand} step {step} action {a}: label {label}, double-dummy {points}"
+        checked["bid" if g.seat_view().phase == 0 else "card"] += 1
+    assert checked["bid"] >= 3 and checked["card"] >= 10, checked
+
+
+def test_card_location_targets_are_the_owners_of_exactly_the_unseen_cards():
+    """Dealing and play: for each decision, a card has an owner target exactly when the seat cannot
+    place it (not its own, not played, not the muestra still in the dealer's hand), and the target
+    names the seat that holds it, counted from the seat (0 next, 1 partner, 2 before)."""
+    rules = get_rules("online")
+    data = oracle.play_and_label(fresh_weights(1), None, (16, 2), "online", OPTIONS, seed=9, hands=6)
+    owners = card_owners(replay_decisions(data, rules))
+    for k in range(len(data["hand"])):
+        g = game_at(data, int(data["hand"][k]), int(data["step"][k]), rules)
+        seat, hands, view = g.current_player, g.hands, g.seat_view()
+        for c in range(NUM_CARDS):
+            holder = next((q for q in range(4) if hands[q] >> c & 1), None)
+            unseen = holder is not None and holder != seat and not (c == view.muestra and view.muestra_held)
+            assert owners[k, c] == ((holder - seat) % 4 - 1 if unseen else -1), (k, c)
+
+
+def test_the_policys_inputs_do_not_change_when_the_hidden_cards_move():
+    """Observation (no leak): at every labelled decision the network's inputs (observation and legal
+    mask, as the fit rebuilds them) are the same whatever the cards the seat cannot see are."""
+    rules = get_rules("traditional")
+    data = oracle.play_and_label(fresh_weights(2), None, (16, 2), "traditional", OPTIONS, seed=4, hands=6)
+    replayed = replay_decisions(data, rules)
+    rng = np.random.default_rng(0)
+    for k in range(len(data["hand"])):
+        g = game_at(data, int(data["hand"][k]), int(data["step"][k]), rules)
+        v = g.seat_view()
+        pos = Positions.replay([[int(m) for m in data["deal"][data["hand"][k]]]], v.dealer, v.muestra, rules,
+                               data["actions"][data["hand"][k] : data["hand"][k] + 1, : data["step"][k]], [v.score])
+        pos.state.hands[0] = scramble_hidden(pos.hands[0], v.dealer, v.muestra, v.played, v.seat, rng)
+        assert np.array_equal(pos.observe()[0], replayed.obs[k]) and np.array_equal(pos.legal_mask()[0], replayed.mask[k])
+        assert np.array_equal(replayed.obs[k], g.observe())
+
+
+def test_the_window_keeps_the_latest_whole_hands():
+    rules = get_rules("online")
+    a = oracle.Window.of(oracle.play_and_label(fresh_weights(), None, (16, 2), "online", OPTIONS, 1, 10), rules)
+    b = oracle.Window.of(oracle.play_and_label(fresh_weights(), None, (16, 2), "online", OPTIONS, 2, 10), rules)
+    both = a.add(b, len(a) + len(b))
+    assert len(both) == len(a) + len(b)
+    cut = a.add(b, len(b) + 1)
+    assert len(b) < len(cut) <= len(b) + 1 + 23  # whole hands: the oldest hand kept brings its other labels
+    assert np.array_equal(cut.obs[-len(b):], b.obs) and np.array_equal(cut.values[-len(b):], b.values)
+    again = oracle.Window.of(cut.data, rules)  # the compact data alone rebuilds the same arrays
+    assert all(np.array_equal(getattr(again, f), getattr(cut, f)) for f in ("obs", "mask", "values", "owners", "held"))
+
+
+def test_the_dueling_head_centres_the_advantage_over_the_legal_actions():
+    net = oracle.network(16, 2)
+    obs, mask = torch.randn(5, OBS_DIM), torch.zeros(5, 24, dtype=torch.bool)
+    mask[:, [0, 3, 7]] = True
+    q = net.q(obs, mask)
+    value = net.q_net(torch.cat([obs, mask.float()], -1))[:, 24]
+    assert torch.allclose(q[:, [0, 3, 7]].mean(-1), value, atol=1e-5)
+
+
+def test_tiny_oracle_run_end_to_end_and_exact_resume(tmp_path, monkeypatch):
+    """No heuristic anywhere by default; the checkpoint plays as ``model:PATH``; a run stopped after
+    one iteration and resumed ends on the uninterrupted run's weights."""
+    import agents.heuristic
+
+    def no_heuristic(*a, **k):
+        raise AssertionError("an oracle run that asks for no heuristic must not use it")
+
+    monkeypatch.setattr(agents.heuristic.HeuristicAgent, "act", no_heuristic)
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    assert train.main([*TINY, "--oracle-iterations", "2", "--run-dir", str(whole)]) == 0
+    assert train.main([*TINY, "--oracle-iterations", "1", "--run-dir", str(parts)]) == 0
+    (run,) = list(parts.iterdir())
+    assert train.main(["--resume", str(run / "checkpoint.pt"), "--oracle-iterations", "2"]) == 0
+    a, b = (read_checkpoint(str(next(d.iterdir()) / "checkpoint.pt")) for d in (whole, parts))
+    assert a["iteration"] == b["iteration"] == 2 and a["labels"] == b["labels"] > 0
+    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
+    assert len(a["pool"]) == 2
+    agent = make_agent(f"model:{run / 'checkpoint.pt'}")
+    g = Game("online", seed=0)
+    while not g.over:
+        g.step(agent.act(seat_view(g)))
+
+
+def test_oracle_config_refuses_impossible_shares(capsys):
+    assert train.main(["--algorithm", "oracle", "--oracle-heuristic-frac", "0.7", "--oracle-past-frac", "0.5"]) == 2
+    assert "oracle_heuristic_frac and oracle_past_frac" in capsys.readouterr().err

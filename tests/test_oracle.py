@@ -26,7 +26,7 @@ from cuatrola_env.observation import OBS_DIM  # noqa: E402
 from cuatrola_env.positions import Positions  # noqa: E402
 from cuatrola_env.rules import CUATROLA, NUM_CARDS, get_rules  # noqa: E402
 
-OPTIONS = {"temperature": 1.0, "heuristic_frac": 0.0, "past_frac": 0.0, "margin": 0.0}
+OPTIONS = {"temperature": 1.0, "heuristic_frac": 0.0, "past_frac": 0.0, "margin": 0.0, "bids": "solver"}
 TINY = ["--algorithm", "oracle", "--oracle-hands", "40", "--oracle-per-task", "20", "--hidden", "16",
         "--eval-every", "0", "--fit-batch", "64", "--oracle-past-frac", "0.5", "--oracle-window", "300"]
 
@@ -88,6 +88,33 @@ def test_labels_are_each_legal_actions_double_dummy_result_on_the_actual_deal(pr
                 f"hand {hand} step {step} action {a}: label {label}, double-dummy {points}"
         checked["bid" if g.seat_view().phase == 0 else "card"] += 1
     assert checked["bid"] >= 3 and checked["card"] >= 10, checked
+
+
+def test_rollout_bid_labels_are_the_networks_own_play_of_the_actual_deal():
+    """Bidding, hand result: with ``bids=rollout`` a bid's label is the game points, for the bidder's
+    team, of the actual deal played out through the engine by the network's most likely action in
+    every seat after that bid; card labels stay the solver's."""
+    rules = get_rules("online")
+    weights = fresh_weights(3)
+    net = oracle.network(16, 2, weights)
+    data = oracle.play_and_label(weights, None, (16, 2), "online", {**OPTIONS, "bids": "rollout"}, seed=2, hands=6)
+    values, checked = data["values"].astype(np.float32), 0
+    for k in range(len(data["hand"])):
+        g = game_at(data, int(data["hand"][k]), int(data["step"][k]), rules)
+        if g.seat_view().phase != 0:
+            continue
+        team = g.current_player & 1
+        for a in g.legal_actions():
+            h = game_at(data, int(data["hand"][k]), int(data["step"][k]), rules)
+            h.step(a)
+            while not h.over:
+                v = seat_view(h)
+                with torch.no_grad():
+                    h.step(int(net.policy(torch.from_numpy(v.observation[None]), torch.from_numpy(v.legal_mask[None])).argmax()))
+            r = h.last_result
+            assert values[k, a] == (r["game_points"] if r["winner_team"] == team else -r["game_points"])
+        checked += 1
+    assert checked >= 5
 
 
 def test_card_location_targets_are_the_owners_of_exactly_the_unseen_cards():

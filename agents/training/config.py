@@ -27,8 +27,8 @@ def option(default, help: str):
 class RunConfig:
     """The fields of every run, whatever its algorithm."""
 
-    algorithm: str = option("ppo", "the training algorithm: ppo (heuristic warm start, then PPO) or expert (expert "
-                                   "iteration: the search labels, the network learns)")
+    algorithm: str = option("ppo", "the training algorithm, by name (agents.training.algorithms; ppo: heuristic warm "
+                                   "start, then PPO)")
     exp_name: str = option("cuatrola_ppo", "run name prefix: runs/<exp_name>_<seed>_<time>")
     seed: int = option(1, "seed of torch, numpy and the deals")
     rules: str = option("online", "rules preset: online or traditional")

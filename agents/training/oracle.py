@@ -66,6 +66,7 @@ from .stopping import stop_signals
 
 WINDOW_FILE = "data/window.npz"
 SELF, HEURISTIC, PAST = 0, 1, 2  #: who plays the opposing team of a game
+BID_LABELS = ("solver", "rollout")  #: how a bid may be valued
 
 
 @dataclasses.dataclass
@@ -80,6 +81,8 @@ class OracleConfig(RunConfig):
     oracle_heuristic_frac: float = option(0.0, "share of games in which one team is the heuristic bot")
     oracle_past_frac: float = option(0.0, "share of games in which one team is a past network of this run")
     oracle_pool: int = option(5, "past networks kept (one added every iteration)")
+    oracle_bids: str = option("solver", "value a bid by solving the actual deal under the contract it leads to (solver) "
+                                        "or by the network playing the actual deal out in every seat (rollout)")
     oracle_margin_coef: float = option(0.0, "add this times the team's final card-point margin / 100 to a card's "
                                             "label (pass, solo)")
     tau: float = option(0.1, "policy target softmax(Q / tau) of the network's own action values, in game points")
@@ -125,10 +128,39 @@ def oracle_values(view, world: list[int], margin_coef: float = 0.0) -> np.ndarra
     return out
 
 
+def rollout_bid_values(pos: Positions, rows: np.ndarray, bits: np.ndarray, net: PolicyValueNet) -> list[np.ndarray]:
+    """(24,) per game ``rows`` (bidding): each legal bid's game points for the bidder's team when the
+    actual deal is then played out (the rest of the bidding too) by the network's most likely action
+    in every seat: what the bid is worth with the network's own play, which double-dummy play
+    flatters. NaN off the legal actions."""
+    rows = np.asarray(rows, np.int64)
+    if not rows.size:
+        return []
+    legal = [np.flatnonzero((int(bits[i]) >> np.arange(NUM_ACTIONS)) & 1) for i in rows]
+    game = np.repeat(np.arange(rows.size), [len(x) for x in legal])
+    bid = np.concatenate(legal)
+    trial = pos.take(rows[game])
+    team = trial.current & 1
+    trial.step(bid)
+    winner, points = trial.play_out(lambda p, live, b: _greedy(net, p, live, b))
+    out = [np.full(NUM_ACTIONS, np.nan, np.float32) for _ in rows]
+    for g, a, w, gp, me in zip(game, bid, winner, points, team, strict=True):
+        out[g][a] = gp if w == me else -gp
+    return out
+
+
+def _greedy(net: PolicyValueNet, pos: Positions, live: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    at = pos.take(live)
+    with torch.no_grad():
+        logits = net.policy(torch.from_numpy(at.observe()), torch.from_numpy(pos.legal_mask(bits[live])))
+    return logits.argmax(-1).numpy()
+
+
 def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rules: str, options: dict, seed: int,
                    hands: int) -> dict:
     """Play ``hands`` hands at once, every decision with more than one legal action labelled on the
-    actual deal. ``options``: ``temperature``, ``heuristic_frac``, ``past_frac``, ``margin``. Returns the
+    actual deal. ``options``: ``temperature``, ``heuristic_frac``, ``past_frac``, ``margin``, ``bids``
+    (``solver``: each contract solved double-dummy; ``rollout``: :func:`rollout_bid_values`). Returns the
     compact data of :mod:`.labels`."""
     torch.set_num_threads(1)
     rules_set, rng = get_rules(rules), np.random.default_rng(seed)
@@ -143,8 +175,10 @@ def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rul
             break
         bits, now = pos.legal_bits, pos.hands
         views = batch_views(pos, live, bits)
+        rolled = live[(pos.phase[live] == 0) & (np.bitwise_count(bits[live]) > 1)] if options["bids"] == "rollout" else []
+        labels += [(i, t, v) for i, v in zip(rolled, rollout_bid_values(pos, rolled, bits, nets[SELF]), strict=True)]
         for i, view in zip(live, views, strict=True):
-            if np.bitwise_count(bits[i]) > 1:
+            if np.bitwise_count(bits[i]) > 1 and i not in set(rolled):
                 labels.append((i, t, oracle_values(view, [int(h) for h in now[i]], options["margin"])))
         who = np.where((pos.current[live] & 1) == opp_team[live], opponent[live], SELF)
         acts = _actions(pos, live, bits, who, views, nets, heuristic, options["temperature"], rng)
@@ -326,7 +360,7 @@ def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConf
     """One iteration's data: ``cfg.oracle_hands`` hands in tasks of ``cfg.oracle_per_task``."""
     weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
     options = {"temperature": cfg.oracle_temperature, "heuristic_frac": cfg.oracle_heuristic_frac,
-               "past_frac": cfg.oracle_past_frac, "margin": cfg.oracle_margin_coef}
+               "past_frac": cfg.oracle_past_frac, "margin": cfg.oracle_margin_coef, "bids": cfg.oracle_bids}
     sizes = [min(cfg.oracle_per_task, cfg.oracle_hands - lo) for lo in range(0, cfg.oracle_hands, cfg.oracle_per_task)]
     base = (cfg.seed * 1_000 + iteration) * 100_003
     past = [pool[int(rng.integers(len(pool)))] if pool and cfg.oracle_past_frac > 0 else None for _ in sizes]
@@ -410,6 +444,8 @@ def check(cfg: OracleConfig) -> None:
     shares = (cfg.oracle_heuristic_frac, cfg.oracle_past_frac)
     if min(shares) < 0 or sum(shares) > 1:
         raise ValueError(f"oracle_heuristic_frac and oracle_past_frac must be shares summing to at most 1, got {shares}")
+    if cfg.oracle_bids not in BID_LABELS:
+        raise ValueError(f"oracle_bids must be one of {', '.join(BID_LABELS)}, got {cfg.oracle_bids!r}")
     if cfg.tau <= 0 or cfg.oracle_temperature < 0:
         raise ValueError(f"tau must be positive and oracle_temperature at least 0, got {cfg.tau} and {cfg.oracle_temperature}")
 
@@ -438,8 +474,16 @@ def start(cfg: OracleConfig, resume: str | None, ck: dict | None, init: dict | N
     return 0
 
 
+def init_weights(model: dict) -> dict:
+    """An ``--init`` network's weights for this run's network: a plain action-value head (expert
+    iteration's, 24 outputs) is dropped, to start fresh as a dueling one."""
+    biases = sorted((int(k.split(".")[1]), v) for k, v in model.items() if k.startswith("q_net.") and k.endswith(".bias"))
+    plain = bool(biases) and len(biases[-1][1]) == NUM_ACTIONS
+    return {k: v for k, v in model.items() if not (plain and k.startswith("q_net."))}
+
+
 ALGORITHM = Algorithm("oracle", OracleConfig, resumable=ORACLE_RESUMABLE, resume_fields=RESUME_FIELDS,
                       later=ORACLE_LATER, check=check, check_checkpoint=check_checkpoint,
-                      init_weights=lambda model: model, run=start)
+                      init_weights=init_weights, run=start)
 
 __all__ = ["ALGORITHM", "OracleConfig", "oracle_values", "play_and_label"]

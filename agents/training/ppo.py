@@ -106,8 +106,8 @@ def check_resume(saved: dict, given: dict) -> None:
 
 
 def init_weights(model: dict) -> dict:
-    """A network to start from, without an action-value head (PPO has none)."""
-    return {k: v for k, v in model.items() if not k.startswith("q_net.")}
+    """A network to start from, without the heads PPO has none of (action values, card locations)."""
+    return {k: v for k, v in model.items() if not k.startswith(("q_net.", "owner_net."))}
 
 
 def run(cfg: PPOConfig, resume: str | None, ck: dict | None, init: dict | None, run_name: str, run_dir: Path,

@@ -173,13 +173,9 @@ def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rul
         live = np.flatnonzero(~pos.done)
         if not live.size:
             break
-        bits, now = pos.legal_bits, pos.hands
+        bits = pos.legal_bits
         views = batch_views(pos, live, bits)
-        rolled = live[(pos.phase[live] == 0) & (np.bitwise_count(bits[live]) > 1)] if options["bids"] == "rollout" else []
-        labels += [(i, t, v) for i, v in zip(rolled, rollout_bid_values(pos, rolled, bits, nets[SELF]), strict=True)]
-        for i, view in zip(live, views, strict=True):
-            if np.bitwise_count(bits[i]) > 1 and i not in set(rolled):
-                labels.append((i, t, oracle_values(view, [int(h) for h in now[i]], options["margin"])))
+        labels += [(i, t, v) for i, v in _label_step(pos, live, bits, views, nets[SELF], options)]
         who = np.where((pos.current[live] & 1) == opp_team[live], opponent[live], SELF)
         acts = _actions(pos, live, bits, who, views, nets, heuristic, options["temperature"], rng)
         actions[live, t] = acts
@@ -187,6 +183,20 @@ def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rul
         step[live] = acts
         pos.step(step)
     return _compact(pos, deal, actions, labels)
+
+
+def _label_step(pos: Positions, live: np.ndarray, bits: np.ndarray, views, net: PolicyValueNet,
+                options: dict) -> list[tuple[int, np.ndarray]]:
+    """(game, its 24 values) of each live game with more than one legal action: bids by rollouts
+    when ``options["bids"]`` says so, the rest by the solver on the actual deal."""
+    choice = np.bitwise_count(bits[live]) > 1
+    rolled = live[choice & (pos.phase[live] == 0)] if options["bids"] == "rollout" else live[:0]
+    out = list(zip(rolled.tolist(), rollout_bid_values(pos, rolled, bits, net), strict=True))
+    solved = choice & ~np.isin(live, rolled)
+    hands = pos.hands
+    out += [(int(i), oracle_values(views[k], [int(h) for h in hands[i]], options["margin"]))
+            for k, i in enumerate(live) if solved[k]]
+    return out
 
 
 def _opponents(n: int, options: dict, have_past: bool, rng: np.random.Generator) -> np.ndarray:

@@ -7,7 +7,7 @@
 Evaluation: each run is a fresh ``evaluate.py`` process (``--matches 0``, the same seed), timed
 end to end (start-up, Ray's included), so the figures are what a user waits for; the medians
 over runs are printed as a table, and the runs are checked to give identical results for every
-worker count. Training (``--train``): each run is a fresh ``train.py`` of the default preset in
+worker count. Training (``--train``): each run is a fresh ``train.py`` of the PPO preset in
 its PPO phase (``--imitation-decisions 0 --eval-every 0``), and the figure is the median of its
 TensorBoard ``charts/decisions_per_s``.
 """
@@ -42,8 +42,8 @@ def train_run(decisions: int, workers: int) -> float:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, str(ROOT / "train.py"), "--imitation-decisions", "0", "--eval-every", "0",
-                        "--total-decisions", str(decisions), "--workers", str(workers), "--run-dir", tmp],
+        subprocess.run([sys.executable, str(ROOT / "train.py"), "--algorithm", "ppo", "--imitation-decisions", "0",
+                        "--eval-every", "0", "--total-decisions", str(decisions), "--workers", str(workers), "--run-dir", tmp],
                        check=True, capture_output=True)
         (run,) = Path(tmp).iterdir()
         events = EventAccumulator(str(run))
@@ -54,7 +54,7 @@ def train_run(decisions: int, workers: int) -> float:
 def bench_training(a) -> int:
     rows = [(w, [train_run(a.decisions, w) for _ in range(a.runs)]) for w in a.workers]
     base = statistics.median(rows[0][1])
-    print(f"training, default preset (PPO phase), {a.decisions:,} decisions, median of {a.runs} runs\n")
+    print(f"training, PPO preset (PPO phase), {a.decisions:,} decisions, median of {a.runs} runs\n")
     print("| workers | decisions/s | speed-up | runs |\n|---:|---:|---:|---|")
     for w, rates in rows:
         med = statistics.median(rates)

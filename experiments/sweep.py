@@ -1,7 +1,7 @@
 """Train several variants of a recipe side by side under one wall-clock budget, then rank them.
 
     python -m experiments.sweep --minutes 8 --out runs/sweep \\
-        --base "--init agents/models/cuatrola.pt --imitation-decisions 0" \\
+        --base "--algorithm ppo --init agents/models/cuatrola.pt --imitation-decisions 0" \\
         --variant h80="--heuristic-frac 0.8 --pool-frac 0.1" \\
         --variant epochs3="--update-epochs 3"
 

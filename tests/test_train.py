@@ -13,6 +13,8 @@ pytest.importorskip("tensorboard")
 from agents import training as train  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
+
 TINY = ["--config", "configs/tiny.yaml", "--eval-every", "0"]
 
 
@@ -153,3 +155,18 @@ def test_a_plug_in_agent_as_the_fixed_opponent(tmp_path):
     assert ck["config"]["opponent"] == "plugin_agents:LowestCard,always_pass=0" and ck["step"] == 4096
     with pytest.raises(ValueError, match="unknown agent 'nobody'"):
         train.parse_config([*TINY, "--opponent", "nobody"])
+
+
+def test_the_default_preset_is_the_default_algorithms_defaults_and_every_preset_parses():
+    """``python train.py`` and ``--config configs/default.yaml`` are the same run; each preset in
+    configs/ names only fields of its algorithm."""
+    from agents.training.algorithms import DEFAULT
+
+    plain, _, _ = train.parse_config([])
+    preset, _, _ = train.parse_config(["--config", str(ROOT / "configs/default.yaml")])
+    assert plain.algorithm == DEFAULT and plain == preset
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        cfg, _, _ = train.parse_config(["--config", str(path)])
+        assert cfg.algorithm in ("ppo", "expert", "oracle"), path
+    ppo, _, _ = train.parse_config(["--config", str(ROOT / "configs/ppo.yaml")])
+    assert ppo == train.parse_config(["--algorithm", "ppo"])[0], "ppo.yaml is PPO's defaults"

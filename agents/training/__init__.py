@@ -1,11 +1,13 @@
-"""Self-play training of a Cuatrola bot: masked PPO with a perfect-information critic.
+"""Self-play training of a Cuatrola bot: oracle-labelled self-play (the default), masked PPO with a
+perfect-information critic, or expert iteration.
 
-    python train.py                                  # the default preset, configs/default.yaml
-    python train.py --config configs/default.yaml --total-decisions 2000000 --num-envs 512
+    python train.py                                  # the default run, configs/default.yaml (:mod:`.oracle`)
+    python train.py --config configs/ppo.yaml --total-decisions 2000000 --num-envs 512
     python train.py --resume runs/NAME/checkpoint.pt # continue a run exactly where it stopped
     tensorboard --logdir runs
 
-One network plays all four seats from each seat's own observation and learns both the
+What follows is PPO's (:mod:`.ppo`); the others' pages are their modules. One network plays
+all four seats from each seat's own observation and learns both the
 bids and the card play, with illegal actions masked. Every decision's return is its seat's
 result of the hand (game points, undiscounted; hands are short), its advantage that return
 minus a critic that sees every hand (training only). Games run batched in
@@ -17,7 +19,7 @@ the dealer); the config is logged as text. Checkpoints (model, optimiser, config
 observation version, counters, RNG and game state) are written atomically every
 ``checkpoint_minutes``, at the end and on Ctrl-C or SIGTERM.
 
-Each algorithm is a module (:mod:`.ppo`, :mod:`.expert`; listed in :mod:`.algorithms`) with its
+Each algorithm is a module (:mod:`.oracle`, :mod:`.ppo`, :mod:`.expert`; listed in :mod:`.algorithms`) with its
 config and run; :mod:`.loop` (``main``) reads the config and hands the run to it. The pieces,
 DouZero-style: :mod:`.config` (the fields of every run, and resuming), :mod:`.rollout`
 (self-play: games, opponents, the decisions collected; :mod:`.actors` runs it on Ray),

@@ -16,4 +16,8 @@ ALGORITHMS: dict[str, Algorithm] = {
     "oracle": oracle.ALGORITHM,
 }
 
-__all__ = ["ALGORITHMS"]
+#: the algorithm of a new run that names none (``python train.py``): the recipe that gives the strongest
+#: network from scratch within about an hour on 2 cores (docs/training.md)
+DEFAULT = "oracle"
+
+__all__ = ["ALGORITHMS", "DEFAULT"]

@@ -14,7 +14,7 @@ import torch
 import yaml
 
 from ..checkpoint import CheckpointError, read_checkpoint
-from .algorithms import ALGORITHMS
+from .algorithms import ALGORITHMS, DEFAULT
 from .config import Algorithm, RunConfig, check_fields, check_resume_fields, flags, read_init
 
 #: what refuses a run before it starts: the config, the checkpoint or the files it names
@@ -62,7 +62,7 @@ def parse_config(argv=None) -> tuple[RunConfig, str | None, dict | None]:
     known, _ = first.parse_known_args(argv)
     preset = _preset(known.config) if known.config else {}
     ck = read_checkpoint(known.resume) if known.resume else None
-    name = known.algorithm or (ck or {}).get("config", {}).get("algorithm") or preset.get("algorithm") or "ppo"
+    name = known.algorithm or (ck or {}).get("config", {}).get("algorithm") or preset.get("algorithm") or DEFAULT
     if name not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {name!r}")
     algorithm = ALGORITHMS[name]
@@ -72,7 +72,7 @@ def parse_config(argv=None) -> tuple[RunConfig, str | None, dict | None]:
     unknown = set(preset) - fields
     if unknown:
         p.error(f"unknown key(s) {sorted(unknown)} in {a.config} for --algorithm {name}")
-    values = {**preset, **{k: v for k in fields if (v := getattr(a, k)) is not None}}
+    values = {**preset, **{k: v for k in fields if (v := getattr(a, k)) is not None}, "algorithm": name}
     if ck is not None:
         if not isinstance(ck.get("config"), dict):
             raise CheckpointError(f"{a.resume}: field 'config' must be a dict")

@@ -71,19 +71,24 @@ BID_LABELS = ("solver", "rollout")  #: how a bid may be valued
 
 @dataclasses.dataclass
 class OracleConfig(RunConfig):
-    """An oracle-labelled self-play run: the fields of every run, and these."""
+    """An oracle-labelled self-play run: the fields of every run (some with defaults of its own), and
+    these. The defaults are the default run's recipe (``python train.py``)."""
 
-    oracle_iterations: int = option(30, "play-label-fit iterations")
-    oracle_hands: int = option(20_000, "hands played and labelled per iteration")
+    algorithm: str = option("oracle", RunConfig.__dataclass_fields__["algorithm"].metadata["help"])
+    exp_name: str = option("cuatrola_oracle", "run name prefix: runs/<exp_name>_<seed>_<time>")
+    hidden: int = option(256, "hidden units per layer")
+    eval_every: int = option(2, "evaluate every N iterations (0: never)")
+    oracle_iterations: int = option(24, "play-label-fit iterations")
+    oracle_hands: int = option(12_000, "hands played and labelled per iteration")
     oracle_per_task: int = option(1_000, "hands per task (stepped at once, the network's inference batched)")
-    oracle_window: int = option(1_500_000, "labelled decisions kept for fitting (the latest; the replay window)")
+    oracle_window: int = option(800_000, "labelled decisions kept for fitting (the latest; the replay window)")
     oracle_temperature: float = option(1.0, "temperature of the network's sampled play")
     oracle_heuristic_frac: float = option(0.0, "share of games in which one team is the heuristic bot")
-    oracle_past_frac: float = option(0.0, "share of games in which one team is a past network of this run")
+    oracle_past_frac: float = option(0.2, "share of games in which one team is a past network of this run")
     oracle_pool: int = option(5, "past networks kept (one added every iteration)")
-    oracle_bids: str = option("solver", "value a bid by solving the actual deal under the contract it leads to (solver) "
+    oracle_bids: str = option("rollout", "value a bid by solving the actual deal under the contract it leads to (solver) "
                                         "or by the network playing the actual deal out in every seat (rollout)")
-    oracle_margin_coef: float = option(0.0, "add this times the team's final card-point margin / 100 to a card's "
+    oracle_margin_coef: float = option(0.5, "add this times the team's final card-point margin / 100 to a card's "
                                             "label (pass, solo)")
     tau: float = option(0.1, "policy target softmax(Q / tau) of the network's own action values, in game points")
     q_coef: float = option(1.0, "weight of the action-value head's Huber loss")

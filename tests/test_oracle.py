@@ -199,3 +199,25 @@ def test_tiny_oracle_run_end_to_end_and_exact_resume(tmp_path, monkeypatch):
 def test_oracle_config_refuses_impossible_shares(capsys):
     assert train.main(["--algorithm", "oracle", "--oracle-heuristic-frac", "0.7", "--oracle-past-frac", "0.5"]) == 2
     assert "oracle_heuristic_frac and oracle_past_frac" in capsys.readouterr().err
+
+
+def test_an_oracle_network_exports_its_policy_and_the_bot_plays_it(tmp_path):
+    """The exported ONNX policy is the policy head alone (the card's layout unchanged), checked
+    against PyTorch relative to the size of the logits; a policy of other weights fails the check."""
+    pytest.importorskip("onnxruntime")
+    from agents.export import check_parity, export
+    from agents.torch_agent import load_network
+    from cuatrola_serve.bot import Bot
+
+    assert train.main([*TINY, "--oracle-iterations", "1", "--run-dir", str(tmp_path / "r")]) == 0
+    (run,) = list((tmp_path / "r").iterdir())
+    card = export(str(run / "checkpoint.pt"), str(tmp_path / "m.onnx"), check=2000)
+    assert card["outputs"] == {"logits": ["N", 24, "float32"]} and card["parity"]["same_actions"]
+    bot = Bot.load(tmp_path / "m.onnx", level="expert")
+    assert bot.act({"seat": 1, "dealer": 0, "muestra": 13, "hand": [0, 4, 9, 17, 19]}) in range(20, 24)
+    other = load_network(str(run / "checkpoint.pt"))
+    with torch.no_grad():
+        other.policy_net[-1].bias.add_(1.0)
+        other.policy_net[-1].weight.mul_(3.0)
+    with pytest.raises(RuntimeError, match="disagree"):
+        check_parity(other, tmp_path / "m.onnx", 500)

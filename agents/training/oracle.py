@@ -97,8 +97,8 @@ class OracleConfig(RunConfig):
     fit_batch: int = option(1024, "minibatch size")
 
 
-#: fields a resumed oracle run may change
-ORACLE_RESUMABLE = RESUMABLE + ("oracle_iterations",)
+#: fields a resumed oracle run may change (its labels depend on no worker count: each task has its own seed)
+ORACLE_RESUMABLE = RESUMABLE + ("oracle_iterations", "workers")
 
 #: what an oracle checkpoint to resume from holds
 RESUME_FIELDS = ("run_name", "config", "optimizer", "iteration", "rng", "torch_rng", "pool", "labels")

@@ -20,6 +20,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+TICKS = (0.25, 0.5, 1, 2, 4, 8, 16)  #: millions of labels marked on the axis
+
 
 def read_points(spec: Path) -> dict:
     """{(opponent, run): [(labels, mean, low, high), ...]} sorted by labels."""
@@ -47,6 +49,8 @@ def main(argv=None) -> int:
                         marker="o", capsize=3, label=run)
         ax.axhline(0, color="grey", lw=0.8)
         ax.set_xscale("log")
+        ax.set_xticks(TICKS, [f"{t:g}" for t in TICKS])
+        ax.minorticks_off()
         ax.set_xlabel("labelled decisions (millions, log scale)")
         ax.set_ylabel("game points a hand (95% interval)")
         ax.set_title(f"against {opponent}")

@@ -109,10 +109,16 @@ class TorchPolicy:
 
 def network(hidden: int, layers: int, weights: dict | None = None) -> PolicyValueNet:
     """A network with an action-value head, with ``weights`` (a state dict of tensors or arrays)."""
-    net = PolicyValueNet(hidden, layers, q_head=True)
+    return with_weights(PolicyValueNet(hidden, layers, q_head=True), weights)
+
+
+def with_weights(net: PolicyValueNet, weights: dict | None, fresh: tuple[str, ...] = ("q_net.",)) -> PolicyValueNet:
+    """``net`` with ``weights`` (a state dict of tensors or arrays) loaded, in eval mode; the heads
+    named by ``fresh`` may be missing from them (a policy network's weights: they start fresh);
+    anything else that does not fit is a :class:`CheckpointError`."""
     if weights is not None:
         missing, unexpected = net.load_state_dict({k: torch.as_tensor(v) for k, v in weights.items()}, strict=False)
-        if unexpected or any(not k.startswith("q_net.") for k in missing):
+        if unexpected or any(not k.startswith(fresh) for k in missing):
             raise CheckpointError(f"weights do not fit this network (missing {missing}, unexpected {unexpected})")
     return net.eval()
 

@@ -59,7 +59,7 @@ from ..network import MASKED_LOGIT, PolicyValueNet
 from ..parallel import Runner
 from ..pimc import PIMCAgent
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, learner_device, option
-from .expert import soft_targets
+from .expert import soft_targets, with_weights
 from .labels import FIELDS, MAX_DECISIONS, card_owners, load_data, merge, replay_decisions, save_data
 from .report import evaluate_policy
 from .stopping import stop_signals
@@ -109,13 +109,7 @@ ORACLE_LATER = dict(LATER_FIELDS)
 def network(hidden: int, layers: int, weights: dict | None = None) -> PolicyValueNet:
     """A network with the dueling action-value head and the card-location head, with ``weights``
     (a state dict of tensors or arrays; a policy network's, whose missing heads start fresh)."""
-    net = PolicyValueNet(hidden, layers, dueling=True, owners=True)
-    if weights is not None:
-        missing, unexpected = net.load_state_dict({k: torch.as_tensor(v) for k, v in weights.items()}, strict=False)
-        fresh = ("q_net.", "owner_net.")
-        if unexpected or any(not k.startswith(fresh) for k in missing):
-            raise CheckpointError(f"weights do not fit this network (missing {missing}, unexpected {unexpected})")
-    return net.eval()
+    return with_weights(PolicyValueNet(hidden, layers, dueling=True, owners=True), weights, ("q_net.", "owner_net."))
 
 
 # ----------------------------------------------------------------------------- labels on the actual deal

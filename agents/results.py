@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -104,6 +105,23 @@ def paired_difference(*pairs: tuple[dict, dict]) -> dict:
             "match_share_difference": mean_ci(np.concatenate(matches)) if matches else None}
 
 
+def read_runs(files: list[Path]) -> list[dict]:
+    """The evaluation files, each an ``evaluate.py --json`` object; ``ValueError`` naming the first
+    that is missing, unreadable or of another kind."""
+    runs = []
+    for f in files:
+        try:
+            run = json.loads(f.read_text())
+        except OSError as e:
+            raise ValueError(f"cannot read {f}: {e.strerror}") from None
+        except (ValueError, UnicodeDecodeError) as e:
+            raise ValueError(f"{f} is not an evaluate.py --json file: {e}") from None
+        if not isinstance(run, dict) or not isinstance(run.get("pairings"), list):
+            raise ValueError(f"{f} is not an evaluate.py --json file (no 'pairings' list)")
+        runs.append(run)
+    return runs
+
+
 def compare_main(argv=None) -> int:
     """``python evaluate.py compare A.json B.json [A2.json B2.json ...]``: is A better than B?"""
     p = argparse.ArgumentParser(prog="evaluate.py compare", description="Is A better than B? The paired difference of "
@@ -112,11 +130,12 @@ def compare_main(argv=None) -> int:
     args = p.parse_args(argv)
     if len(args.files) % 2:
         p.error("give the files in pairs: A.json B.json [A2.json B2.json ...]")
-    runs = [json.loads(f.read_text()) for f in args.files]
     try:
+        runs = read_runs(args.files)
         r = paired_difference(*zip(runs[::2], runs[1::2], strict=True))
     except ValueError as e:
-        p.error(str(e))
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     d, m = r["game_points_difference"], r["match_share_difference"]
     print(f"{r['a']} minus {r['b']} against {r['opponent']}:")
     if d:
@@ -134,14 +153,15 @@ def pool_main(argv=None) -> int:
     p.add_argument("files", nargs="+", type=Path, help="evaluate.py --json outputs of the same two sides")
     p.add_argument("--json", type=Path, help="write the pooled pairing here")
     a = p.parse_args(argv)
-    runs = [json.loads(f.read_text()) for f in a.files]
-    pairings = [r["pairings"][0] for r in runs if len(r["pairings"]) == 1]
-    if len(pairings) != len(runs):
-        p.error("each file must hold exactly one pairing (two sides)")
     try:
+        runs = read_runs(a.files)
+        pairings = [r["pairings"][0] for r in runs if len(r["pairings"]) == 1]
+        if len(pairings) != len(runs):
+            raise ValueError("each file must hold exactly one pairing (two sides)")
         pooled = pool_pairings(pairings)
     except ValueError as e:
-        p.error(str(e))
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     pooled["seeds"] = [r["seed"] for r in runs]
     gp, mw = pooled["game_points_per_hand"], pooled["match_win_rate"]
     print(f"{pooled['a']} vs {pooled['b']}: {len(runs)} runs, {pooled['deals']} deals, {2 * pooled['matches']} matches "

@@ -140,3 +140,17 @@ def test_a_matches_only_run_pairs_with_the_matches_of_a_longer_run(tmp_path):
     assert results.pool_pairings([runs["h"]["pairings"][0]])["game_points_per_hand"] is None
     with pytest.raises(ValueError, match="not the same deals: seed 3"):
         results.paired_difference((runs["h"], {**runs["r"], "seed": 4}))
+
+
+@pytest.mark.parametrize("command", ["compare", "pool"])
+def test_compare_and_pool_refuse_a_missing_or_foreign_file_in_one_line(tmp_path, capsys, command):
+    good = tmp_path / "a.json"
+    assert evaluate.main(["heuristic", "random", "--deals", "2", "--matches", "0", "--seed", "0", "--no-progress",
+                          "--json", str(good)]) == 0
+    capsys.readouterr()
+    foreign = tmp_path / "f.json"
+    foreign.write_text("[1, 2]")
+    for bad, says in ((tmp_path / "missing.json", "cannot read"), (foreign, "not an evaluate.py --json file")):
+        assert evaluate.main([command, str(good), str(bad)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error: ") and says in err[0] and str(bad) in err[0]

@@ -5,12 +5,16 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
+import re
+from pathlib import Path
 
 import pytest
 
 import agents
 import cuatrola_env
 import cuatrola_serve
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _modules() -> list[str]:
@@ -32,3 +36,41 @@ def test_the_examples_are_found():
     ran = sum(doctest.testmod(importlib.import_module(n)).attempted for n in ("cuatrola_env.vector", "cuatrola_env.game",
                                                                               "agents.solver"))
     assert ran >= 10
+
+
+MARKDOWN = sorted({*ROOT.glob("*.md"), *ROOT.glob("docs/*.md"), *ROOT.glob("agents/models/*.md"), *ROOT.glob("models/*/*.md")})
+
+
+def _anchors(path: Path) -> set[str]:
+    """The anchors of a markdown file's headings, as GitHub writes them."""
+    heads = re.findall(r"^#+ (.+)$", path.read_text(), flags=re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in heads}
+
+
+@pytest.mark.parametrize("page", MARKDOWN, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_link_of_the_docs_reaches_a_file_and_heading_of_the_repository(page):
+    for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
+        if re.match(r"[a-z]+://|mailto:", target):
+            continue
+        file, _, anchor = target.partition("#")
+        path = (page.parent / file).resolve() if file else page
+        assert path.exists(), f"{page.name}: link to {target}: no such file"
+        assert ROOT in path.parents or path == ROOT, f"{page.name}: link to {target} leaves the repository"
+        if anchor and path.suffix == ".md":
+            assert anchor in _anchors(path), f"{page.name}: link to {target}: no such heading in {path.name}"
+
+
+def test_the_files_the_readmes_commands_write_are_ignored_by_git():
+    """``--json out.json``, ``--png table.png``, ``save_record("hand.json")``: what a reader's first
+    commands leave in the checkout is not offered to ``git add``."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    text = (ROOT / "README.md").read_text()
+    written = set(re.findall(r"--(?:json|png) ([\w./-]+)", text)) | set(re.findall(r'save_record\("([^"]+)"\)', text))
+    written = {w for w in written if not w.startswith(("docs/", "runs/"))}
+    assert {"out.json", "table.png", "hand.json"} <= written
+    ignored = subprocess.run(["git", "check-ignore", *sorted(written)], cwd=ROOT, capture_output=True, text=True).stdout
+    assert set(ignored.split()) == written

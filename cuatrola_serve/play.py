@@ -65,7 +65,8 @@ def describe_events(view: dict) -> list[str]:
 
 
 def main(argv=None, input_fn=input, print_fn=print) -> int:
-    p = argparse.ArgumentParser(prog="python -m cuatrola_serve.play", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="cuatrola-play",
+                                description=__doc__.split("\n\n")[0] + " (also python -m cuatrola_serve.play)")
     p.add_argument("--seat", type=int, default=0, help="your seat 0..3 (default 0)")
     p.add_argument("--bots", default="expert,expert,expert", help="levels of the three other seats, in seat order")
     p.add_argument("--model", default=str(ONNX_MODEL),

@@ -304,3 +304,11 @@ def test_the_default_loads_the_shipped_model_of_each_preset(onnx_model):
     another_spelling = ONNX_MODEL.parent / ".." / "models" / ONNX_MODEL.name
     assert [p.card["rules"]["name"] for p in load_policies(str(another_spelling))] == ["online", "traditional"]
     assert len(load_policies(onnx_model)) == 1, "a model given by path serves alone"
+
+
+def test_the_terminal_games_help_names_its_command(capsys):
+    from cuatrola_serve.play import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith("usage: cuatrola-play")

@@ -300,6 +300,7 @@ def create_app(model: str | Path | None = ONNX_MODEL, limits: ServiceLimits | No
     app.get("/", response_class=HTMLResponse, include_in_schema=False)(service.index)
     for name, media in PAGE_FILES.items():
         app.get(f"/static/{name}", include_in_schema=False)(service.static_file(name, media))
+    app.get("/favicon.ico", include_in_schema=False)(service.static_file("favicon.svg", "image/svg+xml"))
     return app
 
 

@@ -264,3 +264,10 @@ def test_the_open_file_limit_is_raised_to_fit_the_connection_cap():
                 allow_open_files(hard + 1)
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_the_browser_asks_for_a_favicon_and_gets_one():
+    client = TestClient(create_app(None))
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert icon.content.startswith(b"<svg") and icon.headers["x-content-type-options"] == "nosniff"

@@ -74,3 +74,12 @@ def test_the_files_the_readmes_commands_write_are_ignored_by_git():
     assert {"out.json", "table.png", "hand.json"} <= written
     ignored = subprocess.run(["git", "check-ignore", *sorted(written)], cwd=ROOT, capture_output=True, text=True).stdout
     assert set(ignored.split()) == written
+
+
+def test_the_readmes_engine_example_runs_as_written():
+    """The README's first Python example (the batched engine), executed verbatim."""
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+    engine = next(b for b in blocks if "VectorCuatrola(" in b)
+    namespace: dict = {}
+    exec(compile(engine, "README.md", "exec"), namespace)  # noqa: S102 - the project's own README
+    assert namespace["env"].num_envs == 4096

@@ -402,8 +402,12 @@ def main(argv: list[str] | None = None) -> int:
     total = len(pairs) * (a.deals + matches)
     progress = None
     if not a.no_progress:
-        from tqdm import tqdm
-
+        try:
+            from tqdm import tqdm
+        except ModuleNotFoundError:
+            print("error: progress bars need tqdm, which is not installed: pip install 'cuatrola-rl[eval]' "
+                  "(or run with --no-progress)", file=sys.stderr)
+            return 2
         unit = "match" if a.deals == 0 else "deal" if not matches else "deal|match"  # each counts one step
         progress = tqdm(total=total, desc="evaluating", unit=unit, file=sys.stderr)
     t = time.perf_counter()

@@ -13,17 +13,27 @@ from .random_agent import RandomAgent
 from .search import SearchAgent
 
 
-def _pimc(**kw):
-    from .pimc import PIMCAgent  # numba compiles on first use
+def needs_extra(module: str, extra: str, what: str) -> ValueError:
+    """The one-line error of a spec whose optional dependency is not installed, naming the extra."""
+    return ValueError(f"{what} need {module}, which is not installed: pip install 'cuatrola-rl[{extra}]'"
+                      + (" (after pip install torch==2.13.0, the CPU build)" if module == "torch" else ""))
 
+
+def _pimc(**kw):
+    try:
+        from .pimc import PIMCAgent  # numba compiles on first use
+    except ModuleNotFoundError as e:
+        raise needs_extra(e.name, "eval", "pimc: specs") from None
     return PIMCAgent(**kw)
 
 
 _pimc.OPTIONS = {"worlds": int, "seconds": float, "bid_worlds": int, "bid_margin": float}
 
 def _model(path: str, seed=None):
-    from .torch_agent import TorchAgent, load_network  # torch only when a model is asked for
-
+    try:
+        from .torch_agent import TorchAgent, load_network  # torch only when a model is asked for
+    except ModuleNotFoundError as e:
+        raise needs_extra(e.name, "train", "model: specs") from None
     return TorchAgent(load_network(path), seed=seed)
 
 

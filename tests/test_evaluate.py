@@ -154,3 +154,24 @@ def test_compare_and_pool_refuse_a_missing_or_foreign_file_in_one_line(tmp_path,
         assert evaluate.main([command, str(good), str(bad)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error: ") and says in err[0] and str(bad) in err[0]
+
+
+def test_a_spec_whose_extra_is_missing_is_one_line_naming_the_extra(monkeypatch, capsys):
+    """``model:`` without torch, ``pimc:`` without numba, progress bars without tqdm: one line that
+    names what to install, exit 2, no traceback."""
+    import sys
+
+    for module, loaded, spec, extra in (("torch", "agents.torch_agent", "model:agents/models/cuatrola.pt", "[train]"),
+                                        ("numba", "agents.pimc", "pimc:worlds=2", "[eval]")):
+        with monkeypatch.context() as m:
+            m.setitem(sys.modules, module, None)
+            for name in [n for n in sys.modules if n == loaded or n == "agents.solver"]:
+                m.delitem(sys.modules, name)
+            assert evaluate.main([spec, "random", "--deals", "2", "--no-progress"]) == 2
+            err = capsys.readouterr().err.strip().splitlines()
+            assert len(err) == 1 and err[0].startswith("error: ") and module in err[0] and extra in err[0], err
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "tqdm", None)
+        assert evaluate.main(["random", "random", "--deals", "2"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "[eval]" in err[0] and "--no-progress" in err[0]

@@ -368,19 +368,19 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("agents", nargs="+", help="two or more sides: agent specs, or SPEC+SPEC for a mixed partnership")
     p.add_argument("--deals", type=int, default=2000,
-                   help="duplicate deals per pairing (each played twice); 0 with --matches for matches only")
+                   help="duplicate deals per pairing (each played twice); 0 with --matches for matches only (default: 2000)")
     p.add_argument("--matches", type=int, default=None, help="duplicate matches per pairing (default: deals / 4)")
-    p.add_argument("--rules", default="online", help="rules preset: online or traditional")
+    p.add_argument("--rules", default="online", help="rules preset: online or traditional (default: online)")
     p.add_argument("--target", type=int, default=None, help="match target (default: the preset's, 11)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents (default: 0)")
     p.add_argument("--json", type=Path, help="write the full results as JSON here")
     p.add_argument("--png", type=Path, help="draw the head-to-head table and ratings here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--workers", type=int, default=1,
-                   help="parallel workers: 1 plays here; N > 1 starts a local Ray with N CPUs (the scale extra)")
+                   help="parallel workers: 1 plays here; N > 1 starts a local Ray with N CPUs (the scale extra; default: 1)")
     p.add_argument("--ray-address", default=None, help="join a running Ray cluster instead (e.g. auto)")
     p.add_argument("--backend", choices=BACKENDS, default="auto",
-                   help="auto (Ray when parallel), inline, ray, or processes (this machine's process pool, no Ray)")
+                   help="auto (Ray when parallel; the default), inline, ray, or processes (a local process pool, no Ray)")
     a = p.parse_args(argv)
     if len(a.agents) < 2:
         p.error("give at least two sides to compare")

@@ -170,3 +170,18 @@ def test_the_default_preset_is_the_default_algorithms_defaults_and_every_preset_
         assert cfg.algorithm in ("ppo", "expert", "oracle"), path
     ppo, _, _ = train.parse_config(["--config", str(ROOT / "configs/ppo.yaml")])
     assert ppo == train.parse_config(["--algorithm", "ppo"])[0], "ppo.yaml is PPO's defaults"
+
+
+def test_help_shows_every_fields_default(capsys):
+    """``train.py --help`` (each algorithm's) and ``evaluate.py --help`` say what a flag left out means."""
+    from agents import evaluation
+
+    for argv in ([], ["--algorithm", "ppo"], ["--algorithm", "expert"]):
+        with pytest.raises(SystemExit):
+            train.parse_config([*argv, "--help"])
+        out = " ".join(capsys.readouterr().out.split())
+        assert "(default: 1)" in out and "(default: 'online')" in out, argv  # --seed, --rules
+    with pytest.raises(SystemExit):
+        evaluation.main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(default: 2000)" in out and "(default: 0)" in out

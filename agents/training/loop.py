@@ -104,7 +104,8 @@ def _parser(algorithm: Algorithm) -> argparse.ArgumentParser:
     p.add_argument("--resume", help=f"checkpoint to continue from: its own config, of which {flags(algorithm.resumable)} "
                                     "may change")
     for f in dataclasses.fields(algorithm.config):
-        p.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=None, help=f.metadata["help"])
+        p.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=None,
+                       help=f"{f.metadata['help']} (default: {f.default!r})")
     return p
 
 

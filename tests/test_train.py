@@ -185,3 +185,12 @@ def test_help_shows_every_fields_default(capsys):
         evaluation.main(["--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "(default: 2000)" in out and "(default: 0)" in out
+
+
+@pytest.mark.parametrize("argv", [["--algorithm", "ppo", "--num-envs", "0"], ["--algorithm", "ppo", "--num-steps", "-1"],
+                                  ["--algorithm", "expert", "--expert-hands", "0"], ["--oracle-hands", "0"]])
+def test_a_count_below_one_is_a_one_line_refusal_before_any_folder(argv, tmp_path, capsys):
+    assert train.main([*argv, "--run-dir", str(tmp_path / "runs")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and "must be at least 1" in err[0]
+    assert not (tmp_path / "runs").exists(), "a refused run leaves no folder"

@@ -68,6 +68,13 @@ class RunConfig:
         learner_device(self.device)  # and for a device this machine lacks
 
 
+def check_counts(cfg: RunConfig, *names: str) -> None:
+    """``ValueError`` naming the first of the fields ``names`` (counts: games, steps, epochs...) below 1."""
+    for name in names:
+        if getattr(cfg, name) < 1:
+            raise ValueError(f"{name} must be at least 1, got {getattr(cfg, name)}")
+
+
 #: fields of every run that a resumed run may change: how long it runs, how it reports, where it runs
 RESUMABLE = ("checkpoint_minutes", "eval_every", "eval_deals", "torch_threads", "device", "ray_address")
 
@@ -161,5 +168,5 @@ def read_init(cfg: RunConfig) -> dict:
     return init["model"]
 
 
-__all__ = ["Algorithm", "FROM_COMMAND_LINE", "LATER_FIELDS", "RESUMABLE", "RunConfig", "check_fields", "check_resume_fields",
-           "flags", "learner_device", "option", "read_init", "resumed_config"]
+__all__ = ["Algorithm", "FROM_COMMAND_LINE", "LATER_FIELDS", "RESUMABLE", "RunConfig", "check_counts", "check_fields",
+           "check_resume_fields", "flags", "learner_device", "option", "read_init", "resumed_config"]

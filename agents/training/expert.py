@@ -55,7 +55,7 @@ from ..checkpoint import CheckpointError, save_checkpoint
 from ..network import PolicyValueNet
 from ..parallel import Runner
 from ..search import BID_VALUATIONS, SearchAgent
-from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, learner_device, option
+from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
 from .labels import MAX_DECISIONS, LabelStore, copy_given_data, merge, save_data
 from .report import evaluate_policy
 from .stopping import stop_signals
@@ -320,6 +320,8 @@ def restore(ck: dict, path: str, run_dir: Path, net, opt, rng: np.random.Generat
 def check(cfg: ExpertConfig) -> None:
     """``ValueError`` naming an expert-iteration field no run can start with (the fields of every
     run: :meth:`RunConfig.check`)."""
+    check_counts(cfg, "expert_hands", "label_worlds", "label_bid_worlds", "label_candidates", "label_per_task",
+                 "fit_epochs", "fit_batch")
     if cfg.label_bids not in BID_VALUATIONS:
         raise ValueError(f"label_bids must be one of {', '.join(BID_VALUATIONS)}, got {cfg.label_bids!r}")
 

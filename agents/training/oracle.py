@@ -58,7 +58,7 @@ from ..heuristic import HeuristicAgent
 from ..network import MASKED_LOGIT, PolicyValueNet
 from ..parallel import Runner
 from ..pimc import PIMCAgent
-from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, learner_device, option
+from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
 from .expert import soft_targets, with_weights
 from .labels import FIELDS, MAX_DECISIONS, card_owners, load_data, merge, replay_decisions, save_data
 from .report import evaluate_policy
@@ -447,9 +447,7 @@ def restore(ck: dict, path: str, run_dir: Path, net, opt, rng: np.random.Generat
 
 def check(cfg: OracleConfig) -> None:
     """``ValueError`` naming an oracle field no run can start with."""
-    for name in ("oracle_hands", "oracle_per_task", "oracle_window", "oracle_pool", "fit_epochs", "fit_batch"):
-        if getattr(cfg, name) < 1:
-            raise ValueError(f"{name} must be at least 1, got {getattr(cfg, name)}")
+    check_counts(cfg, "oracle_hands", "oracle_per_task", "oracle_window", "oracle_pool", "fit_epochs", "fit_batch")
     shares = (cfg.oracle_heuristic_frac, cfg.oracle_past_frac)
     if min(shares) < 0 or sum(shares) > 1:
         raise ValueError(f"oracle_heuristic_frac and oracle_past_frac must be shares summing to at most 1, got {shares}")

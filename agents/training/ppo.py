@@ -26,7 +26,7 @@ from ..checkpoint import CheckpointError, save_checkpoint
 from ..network import PolicyValueNet
 from ..registry import is_plugin, make_agent
 from .actors import ShardedPlay
-from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, learner_device, option
+from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
 from .report import evaluate_policy, log_update
 from .rollout import Progress, SelfPlay
 from .state import restore, snapshot
@@ -71,6 +71,8 @@ PPO_LATER = {**LATER_FIELDS, "opponent": "heuristic"}
 def check(cfg: PPOConfig) -> None:
     """``ValueError`` naming a PPO field no run can start with (the fields of every run: :meth:`RunConfig.check`)."""
     make_agent(cfg.opponent)  # a clear error for a bad opponent spec, before anything runs
+    check_counts(cfg, "num_envs", "num_steps", "total_decisions", "update_epochs", "num_minibatches", "pool_size",
+                 "pool_every")
     if not (0 <= cfg.heuristic_frac and 0 <= cfg.pool_frac and cfg.heuristic_frac + cfg.pool_frac <= 1):
         raise ValueError(f"heuristic_frac and pool_frac must be shares adding up to at most 1 "
                          f"(got {cfg.heuristic_frac} + {cfg.pool_frac})")

@@ -18,7 +18,6 @@ them. To convert one you trust (it is unpickled, which runs whatever it contains
 
 from __future__ import annotations
 
-import argparse
 import os
 import pickle
 import re
@@ -29,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from cuatrola_env.cli import ArgumentParser
 from cuatrola_env.files import atomic_open, remove_stale_temporaries
 from cuatrola_env.observation import OBS_VERSION
 
@@ -154,7 +154,7 @@ def convert(old: str | os.PathLike, new: str | os.PathLike) -> Path:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agents.checkpoint",
+    p = ArgumentParser(prog="python -m agents.checkpoint",
                                 description="Convert a trusted checkpoint of an older version to the safe format.")
     p.add_argument("old", help="the checkpoint to convert (it is unpickled: only a file you trust)")
     p.add_argument("new", help="where to write the converted checkpoint")

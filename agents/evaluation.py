@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cuatrola_env.cli import ArgumentParser
 from cuatrola_env.game import Game
 from cuatrola_env.positions import random_deals
 from cuatrola_env.rules import CONTRACT_NAMES, get_rules
@@ -364,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in SUBCOMMANDS:  # compare / pool result files
         return SUBCOMMANDS[argv[0]](argv[1:])
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
+    p = ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("agents", nargs="+", help="two or more sides: agent specs, or SPEC+SPEC for a mixed partnership")
     p.add_argument("--deals", type=int, default=2000,

@@ -17,7 +17,6 @@ actions are the same.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import sys
@@ -27,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from cuatrola_env.cli import ArgumentParser
 from cuatrola_env.files import atomic_open
 from cuatrola_env.observation import OBS_DIM, OBS_VERSION
 from cuatrola_env.rules import NUM_ACTIONS
@@ -138,7 +138,7 @@ def check_parity(net, onnx_path, n: int = 10_000, seed: int = 0) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agents.export", description="Export a checkpoint's policy to ONNX.")
+    p = ArgumentParser(prog="python -m agents.export", description="Export a checkpoint's policy to ONNX.")
     p.add_argument("checkpoint", help="a checkpoint written by train.py")
     p.add_argument("--out", default="agents/models/cuatrola.onnx", help="ONNX file to write (the card goes beside it)")
     p.add_argument("--check", type=int, default=10_000, help="observations for the parity check (0: skip)")

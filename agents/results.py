@@ -20,13 +20,14 @@ points per hand too, from each run's per-deal results.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
 from pathlib import Path
 
 import numpy as np
+
+from cuatrola_env.cli import ArgumentParser
 
 Z95 = 1.959964
 
@@ -124,7 +125,7 @@ def read_runs(files: list[Path]) -> list[dict]:
 
 def compare_main(argv=None) -> int:
     """``python evaluate.py compare A.json B.json [A2.json B2.json ...]``: is A better than B?"""
-    p = argparse.ArgumentParser(prog="evaluate.py compare", description="Is A better than B? The paired difference of "
+    p = ArgumentParser(prog="evaluate.py compare", description="Is A better than B? The paired difference of "
                                 "evaluations on the same deals (and matches).")
     p.add_argument("files", nargs="+", type=Path, help="A.json B.json, or several such pairs")
     args = p.parse_args(argv)
@@ -148,7 +149,7 @@ def compare_main(argv=None) -> int:
 
 def pool_main(argv=None) -> int:
     """``python evaluate.py pool FILES [--json OUT]``: one figure from runs on several seeds."""
-    p = argparse.ArgumentParser(prog="evaluate.py pool", description="Pool evaluations of one pairing run on several "
+    p = ArgumentParser(prog="evaluate.py pool", description="Pool evaluations of one pairing run on several "
                                 "seeds into one figure.")
     p.add_argument("files", nargs="+", type=Path, help="evaluate.py --json outputs of the same two sides")
     p.add_argument("--json", type=Path, help="write the pooled pairing here")

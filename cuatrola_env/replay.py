@@ -10,14 +10,14 @@ on stderr. Files over ``--max-bytes`` (4 MiB by default) are refused unread.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
+from .cli import ArgumentParser
 from .records import MAX_RECORD_BYTES, RecordError, format_record, load_record, replay
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m cuatrola_env.replay", description="Print and check a Cuatrola game record.")
+    p = ArgumentParser(prog="python -m cuatrola_env.replay", description="Print and check a Cuatrola game record.")
     p.add_argument("file", help="a record written by the environments (JSON)")
     p.add_argument("--check", action="store_true", help="replay every hand through the engine and compare the results")
     p.add_argument("--max-bytes", type=int, default=MAX_RECORD_BYTES,

@@ -11,11 +11,11 @@ Bots' levels: ``master`` (search), ``expert``, ``strong``, ``medium``, ``easy`` 
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 from agents.models import ONNX_MODEL
+from cuatrola_env.cli import ArgumentParser
 from cuatrola_env.rules import CONTRACT_NAMES, action_name, card_name, get_rules
 
 from .bot import Bot
@@ -65,7 +65,7 @@ def describe_events(view: dict) -> list[str]:
 
 
 def main(argv=None, input_fn=input, print_fn=print) -> int:
-    p = argparse.ArgumentParser(prog="cuatrola-play",
+    p = ArgumentParser(prog="cuatrola-play",
                                 description=__doc__.split("\n\n")[0] + " (also python -m cuatrola_serve.play)")
     p.add_argument("--seat", type=int, default=0, help="your seat 0..3 (default 0)")
     p.add_argument("--bots", default="expert,expert,expert", help="levels of the three other seats, in seat order")
@@ -83,7 +83,10 @@ def main(argv=None, input_fn=input, print_fn=print) -> int:
         if not Path(a.model).is_file():
             p.error(f"no model at {a.model}; pass --model PATH or use --bots heuristic,heuristic,heuristic")
         bot = Bot.load(a.model)
-    rules = get_rules(a.rules, **({} if a.target is None else {"target": a.target}))
+    try:
+        rules = get_rules(a.rules, **({} if a.target is None else {"target": a.target}))
+    except ValueError as e:
+        p.error(f"--rules/--target: {e}")
     others = [s for s in range(4) if s != a.seat]
     try:
         table = Table.with_levels(levels, a.seat, rules, bot, a.seed)

@@ -27,7 +27,6 @@ The server keeps every hidden hand: a game view carries only the human seat's ow
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import importlib.util
 import ipaddress
@@ -53,6 +52,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agents.models import ONNX_MODEL
+from cuatrola_env.cli import ArgumentParser
 from cuatrola_env.rules import PRESETS, get_rules
 
 from .bot import LEVELS, Bot, BotStateError, replay_state, seat_state
@@ -346,12 +346,13 @@ def _http_protocol(limits: ServiceLimits, clients: ClientAddresses | None = None
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="cuatrola-serve", description="Serve a Cuatrola bot over HTTP (and a browser game).")
+    p = ArgumentParser(prog="cuatrola-serve", description="Serve a Cuatrola bot over HTTP (and a browser game).")
     p.add_argument("--model", default=str(ONNX_MODEL),
                    help="ONNX model with its card beside it (default: the shipped one; 'none': baselines)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--log-level", default="warning")
+    p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug", "trace"),
+                   help="uvicorn's log level (default: warning)")
     p.add_argument("--trusted-proxy", action="append", default=[], metavar="CIDR",
                    help="a reverse proxy's network whose X-Forwarded-For names the client (repeatable; default: none, "
                         "so forwarded headers are ignored and each connection's own address is the client)")

@@ -13,6 +13,8 @@ import numpy as np
 import torch
 import yaml
 
+from cuatrola_env.cli import ArgumentParser
+
 from ..checkpoint import CheckpointError, read_checkpoint
 from .algorithms import ALGORITHMS, DEFAULT
 from .config import Algorithm, RunConfig, check_fields, check_resume_fields, flags, read_init
@@ -56,7 +58,7 @@ def train(algorithm: Algorithm, cfg: RunConfig, resume: str | None, ck: dict | N
 def parse_config(argv=None) -> tuple[RunConfig, str | None, dict | None]:
     """The run's config (of its algorithm's class), and the path and contents of the checkpoint it
     resumes from (``None`` for a new run)."""
-    first = argparse.ArgumentParser(add_help=False)
+    first = ArgumentParser(add_help=False)
     for flag in ("--config", "--resume", "--algorithm"):
         first.add_argument(flag)
     known, _ = first.parse_known_args(argv)
@@ -99,7 +101,7 @@ def _preset(path: str) -> dict:
 
 def _parser(algorithm: Algorithm) -> argparse.ArgumentParser:
     """The flags of ``algorithm``'s config (every field, with its help line)."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", help="YAML preset whose keys are config fields (configs/*.yaml)")
     p.add_argument("--resume", help=f"checkpoint to continue from: its own config, of which {flags(algorithm.resumable)} "
                                     "may change")

@@ -1,8 +1,8 @@
 """Oracle-labelled self-play: the network learns, at every decision it meets, what each legal
 action is worth on the *actual* deal, played out double-dummy.
 
-    python train.py --algorithm oracle --workers 2                  # from scratch: no heuristic anywhere
-    python train.py --config configs/oracle.yaml                    # the preset
+    python train.py                                                 # the default run (configs/default.yaml)
+    python train.py --algorithm oracle --workers 2                  # the same, labelling on 2 Ray workers
     python train.py --resume runs/NAME/checkpoint.pt                # continue after the last iteration
 
 In self-play the trainer knows every hidden card, so labelling a decision costs one double-dummy

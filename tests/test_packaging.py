@@ -42,3 +42,10 @@ def test_the_wheel_installs_exactly_the_three_packages_and_the_commands(wheel):
     text = wheel.read(entry_points).decode()
     for command in ("cuatrola-serve", "cuatrola-play", "cuatrola-train", "cuatrola-eval"):
         assert f"{command} = " in text, f"no console script {command}"
+
+
+def test_the_wheel_carries_the_presets_of_configs(wheel):
+    """``cuatrola-train --config tiny`` works outside the repository: the presets are package data,
+    the repository's configs/ their source."""
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        assert wheel.read(f"agents/training/presets/{path.name}") == path.read_bytes(), path.name

@@ -194,3 +194,13 @@ def test_a_count_below_one_is_a_one_line_refusal_before_any_folder(argv, tmp_pat
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and "must be at least 1" in err[0]
     assert not (tmp_path / "runs").exists(), "a refused run leaves no folder"
+
+
+def test_a_preset_by_name_works_from_any_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    cfg, _, _ = train.parse_config(["--config", "tiny"])
+    assert cfg.exp_name == "tiny" and cfg.algorithm == "ppo"
+    assert train.parse_config(["--config", "default"])[0] == train.parse_config([])[0]
+    assert train.main(["--config", "tny"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --config tny: no such file") and "default, expert, ppo, tiny" in err

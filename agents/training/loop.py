@@ -7,6 +7,7 @@ import argparse
 import dataclasses
 import sys
 import time
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -92,17 +93,33 @@ def parse_config(argv=None) -> tuple[RunConfig, str | None, dict | None]:
     return cfg, None, None
 
 
-def _preset(path: str) -> dict:
-    data = yaml.safe_load(Path(path).read_text()) or {}
+#: the presets shipped with the package (the repository's configs/), by name
+PRESETS = resources.files("agents.training").joinpath("presets")
+
+
+def preset_names() -> list[str]:
+    return sorted(f.name[: -len(".yaml")] for f in PRESETS.iterdir() if f.name.endswith(".yaml"))
+
+
+def _preset(name: str) -> dict:
+    """The config fields of a preset: a YAML file, or a shipped preset by name (``--config tiny``)."""
+    path = Path(name)
+    if not path.is_file():
+        if name not in preset_names():
+            raise ValueError(f"--config {name}: no such file, and no preset of that name (the presets: "
+                             f"{', '.join(preset_names())})")
+        path = Path(str(PRESETS.joinpath(f"{name}.yaml")))
+    data = yaml.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):
-        raise ValueError(f"{path} must hold config fields (key: value), got {type(data).__name__}")
+        raise ValueError(f"{name} must hold config fields (key: value), got {type(data).__name__}")
     return data
 
 
 def _parser(algorithm: Algorithm) -> argparse.ArgumentParser:
     """The flags of ``algorithm``'s config (every field, with its help line)."""
     p = ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--config", help="YAML preset whose keys are config fields (configs/*.yaml)")
+    p.add_argument("--config", help=f"a preset by name ({', '.join(preset_names())}; the repository's configs/) or a "
+                                    "YAML file whose keys are config fields")
     p.add_argument("--resume", help=f"checkpoint to continue from: its own config, of which {flags(algorithm.resumable)} "
                                     "may change")
     for f in dataclasses.fields(algorithm.config):

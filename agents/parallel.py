@@ -22,10 +22,15 @@ import os
 import secrets
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 BACKENDS = ("auto", "inline", "ray", "processes")
+POLL_SECONDS = 0.5  #: how often a map looks at its stop request while workers run
+
+
+class Stopped(Exception):
+    """A map stopped on request (Ctrl-C, SIGTERM) before its tasks were all done: none of them count."""
 
 
 class WorkerError(RuntimeError):
@@ -83,17 +88,22 @@ class Runner:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def map(self, fn: Callable, tasks: Sequence[tuple], progress=None, weights: Sequence[int] | None = None) -> list:
-        """``[fn(*task) for task in tasks]``, in parallel; ``progress.update(weights[i])`` as task i ends."""
+    def map(self, fn: Callable, tasks: Sequence[tuple], progress=None, weights: Sequence[int] | None = None,
+            stop: Callable[[], bool] = lambda: False) -> list:
+        """``[fn(*task) for task in tasks]``, in parallel; ``progress.update(weights[i])`` as task i ends.
+        Once ``stop()`` is true (looked at between tasks, and every half second while workers run) the
+        tasks not finished are cancelled and :class:`Stopped` is raised."""
         weights = [1] * len(tasks) if weights is None else list(weights)
         if self.backend == "inline":
             out = []
             for task, w in zip(tasks, weights, strict=True):
+                if stop():
+                    raise Stopped(f"stopped after {len(out)} of {len(tasks)} tasks")
                 out.append(fn(*task))
                 if progress is not None:
                     progress.update(w)
             return out
-        return (self._map_ray if self.backend == "ray" else self._map_processes)(fn, tasks, progress, weights)
+        return (self._map_ray if self.backend == "ray" else self._map_processes)(fn, tasks, progress, weights, stop)
 
     # ------------------------------------------------------------------ ray
     def _ray(self):
@@ -102,7 +112,7 @@ class Runner:
         self._started_ray = start_ray(self.workers, self.address) or self._started_ray
         return ray
 
-    def _map_ray(self, fn, tasks, progress, weights) -> list:
+    def _map_ray(self, fn, tasks, progress, weights, stop) -> list:
         ray = self._ray()
         remote = ray.remote(max_retries=self.retries, retry_exceptions=False)(fn)
         refs = [remote.remote(*task) for task in tasks]
@@ -110,7 +120,12 @@ class Runner:
         out: list = [None] * len(refs)
         pending = list(refs)
         while pending:
-            done, pending = ray.wait(pending, num_returns=1)
+            done, pending = ray.wait(pending, num_returns=1, timeout=POLL_SECONDS)
+            if stop():
+                self._cancel(ray, pending + done)
+                raise Stopped(f"stopped with {len(pending) + len(done)} of {len(refs)} tasks unfinished")
+            if not done:
+                continue
             i = index[done[0]]
             try:
                 out[i] = ray.get(done[0])
@@ -130,17 +145,25 @@ class Runner:
             ray.cancel(ref, force=True)
 
     # ------------------------------------------------------------------ processes
-    def _map_processes(self, fn, tasks, progress, weights) -> list:
+    def _map_processes(self, fn, tasks, progress, weights, stop) -> list:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
         futures = {self._pool.submit(fn, *task): i for i, task in enumerate(tasks)}
         out: list = [None] * len(tasks)
+        pending = set(futures)
         try:
-            for future in as_completed(futures):
-                i = futures[future]
-                out[i] = future.result()
-                if progress is not None:
-                    progress.update(weights[i])
+            while pending:
+                done, pending = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
+                if stop():
+                    self.close()
+                    raise Stopped(f"stopped with {len(pending) + len(done)} of {len(tasks)} tasks unfinished")
+                for future in done:
+                    i = futures[future]
+                    out[i] = future.result()
+                    if progress is not None:
+                        progress.update(weights[i])
+        except Stopped:
+            raise
         except BrokenProcessPool:
             self.close()
             raise WorkerError("a worker process died; the process backend does not retry (Ray does)") from None
@@ -160,4 +183,4 @@ class Runner:
             self._started_ray = False
 
 
-__all__ = ["BACKENDS", "Runner", "WorkerError", "start_ray"]
+__all__ = ["BACKENDS", "Runner", "Stopped", "WorkerError", "start_ray"]

@@ -1,6 +1,7 @@
 """Agents defined outside the project, for the plug-in tests: ``plugin_agents:LowestCard``."""
 
 import os
+import time
 from pathlib import Path
 
 from agents import Agent, SeatView
@@ -40,3 +41,9 @@ class FailsToAct(LowestCard):
 
     def act(self, view: SeatView) -> int:
         raise RuntimeError("this agent cannot play")
+
+
+def nap(seconds: float) -> float:
+    """A task that only takes time (for the tests of stopping a parallel map)."""
+    time.sleep(seconds)
+    return seconds

@@ -296,3 +296,30 @@ def test_a_label_file_whose_hands_do_not_replay_is_a_one_line_refusal(tmp_path):
     labels.save_data(tmp_path / "data/cut.npz", data)
     with pytest.raises(train.CheckpointError, match="cut.npz: game 0: its hand is in play"):
         labels.LabelStore(tmp_path, get_rules("online")).get("data/cut.npz")
+
+
+def test_ctrl_c_while_labelling_is_acknowledged_and_honoured_within_seconds(tmp_path):
+    """A SIGINT in the middle of a long labelling phase: said at once, the tasks not done cancelled,
+    the checkpoint (the run as it was before the iteration) written, and the process gone within 30 s."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parents[1]
+    argv = [sys.executable, str(root / "train.py"), *TINY, "--expert-hands", "2000", "--label-per-task", "2",
+            "--run-dir", str(tmp_path)]
+    proc = subprocess.Popen(argv, cwd=root, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not any(tmp_path.rglob("events.out.tfevents.*")) and time.time() < deadline:
+        time.sleep(0.2)  # the run has started (its TensorBoard file), then labels for a while
+    time.sleep(3)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    asked = time.time()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert time.time() - asked < 30 and proc.returncode == 0, err[-2000:]
+    assert "SIGINT: stopping at the next safe point" in err and "stopped: 0 iterations" in out
+    (run,) = list(tmp_path.iterdir())
+    ck = read_checkpoint(str(run / "checkpoint.pt"))
+    assert ck["iteration"] == 0 and ck["data"] == []

@@ -151,3 +151,19 @@ def test_a_local_ray_admits_no_process_without_this_runs_token(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     assert "REFUSED True" in out.stdout, out.stdout
     assert not (tmp_path / ".ray" / "auth_token").exists(), "no token file another user could read"
+
+
+@pytest.mark.parametrize("backend", ["ray", "processes", "inline"])
+def test_a_stop_request_cancels_the_tasks_not_done(local_ray, backend):
+    """Ctrl-C while workers run: once ``stop()`` is true the map gives up within a second or so,
+    whatever is left of its tasks, and says so (``Stopped``): a run then keeps what it had."""
+    import time
+
+    from plugin_agents import nap
+
+    from agents.parallel import Stopped
+
+    asked = time.time() + 1.0
+    with Runner(workers=1 if backend == "inline" else 2, backend=backend) as runner, pytest.raises(Stopped):
+        runner.map(nap, [(0.5,)] * 40, stop=lambda: time.time() > asked)
+    assert time.time() - asked < 5, "20 s of tasks were not all waited for"

@@ -39,6 +39,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +54,7 @@ from cuatrola_env.rules import NUM_ACTIONS, Rules, get_rules
 from ..base import seat_view
 from ..checkpoint import CheckpointError, save_checkpoint
 from ..network import PolicyValueNet
-from ..parallel import Runner
+from ..parallel import Runner, Stopped
 from ..search import BID_VALUATIONS, SearchAgent
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
 from .labels import MAX_DECISIONS, LabelStore, copy_given_data, merge, save_data
@@ -180,8 +181,10 @@ def _pack(records: list[dict], labels: list[tuple]) -> dict:
     }
 
 
-def label(runner: Runner, net: PolicyValueNet, cfg: ExpertConfig, iteration: int, trained: bool) -> dict:
-    """One iteration's data: ``cfg.expert_hands`` hands in tasks of ``cfg.label_per_task``."""
+def label(runner: Runner, net: PolicyValueNet, cfg: ExpertConfig, iteration: int, trained: bool,
+          stop: Callable[[], bool] = lambda: False) -> dict:
+    """One iteration's data: ``cfg.expert_hands`` hands in tasks of ``cfg.label_per_task``
+    (:class:`~agents.parallel.Stopped` once ``stop()``)."""
     weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
     options = {"worlds": cfg.label_worlds, "bid_worlds": cfg.label_bid_worlds, "candidates": cfg.label_candidates,
                "infer": cfg.label_infer if trained else 0.0, "temperature": cfg.label_temperature,
@@ -190,8 +193,10 @@ def label(runner: Runner, net: PolicyValueNet, cfg: ExpertConfig, iteration: int
     base = (cfg.seed * 1_000 + iteration) * 100_003
     tasks = [(weights, (cfg.hidden, cfg.layers), cfg.rules, options, base + k, n) for k, n in enumerate(sizes)]
     bar = tqdm(total=cfg.expert_hands, unit="hand", desc=f"labelling {iteration}", file=sys.stderr, leave=False)
-    parts = runner.map(label_hands, tasks, bar, sizes)
-    bar.close()
+    try:
+        parts = runner.map(label_hands, tasks, bar, sizes, stop)
+    finally:
+        bar.close()
     return merge(parts)
 
 
@@ -264,7 +269,12 @@ def run(cfg: ExpertConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
     with Runner(cfg.workers, cfg.ray_address or None) as runner:
         while iteration < cfg.expert_iterations and not stop["now"]:
             started = time.perf_counter()
-            data = label(runner, net, cfg, iteration, trained=bool(iteration or cfg.init or files))
+            before = snapshot(run_name, cfg, rules, net, opt, rng, iteration, files, labels)
+            try:
+                data = label(runner, net, cfg, iteration, bool(iteration or cfg.init or files), lambda: stop["now"])
+            except Stopped:  # Ctrl-C while labelling: the run as it was before this iteration
+                save_checkpoint(run_dir / "checkpoint.pt", before)
+                break
             seconds = time.perf_counter() - started
             name = f"data/iteration_{iteration}.npz"
             save_data(run_dir / name, data)

@@ -41,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +57,7 @@ from cuatrola_env.view import batch_views
 from ..checkpoint import CheckpointError, save_checkpoint
 from ..heuristic import HeuristicAgent
 from ..network import MASKED_LOGIT, PolicyValueNet
-from ..parallel import Runner
+from ..parallel import Runner, Stopped
 from ..pimc import PIMCAgent
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
 from .expert import soft_targets, with_weights
@@ -365,8 +366,9 @@ def held_out(net: PolicyValueNet, cfg: OracleConfig, o, m, v, owners) -> dict[st
 
 # ----------------------------------------------------------------------------- the run
 def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConfig, iteration: int,
-          rng: np.random.Generator) -> dict:
-    """One iteration's data: ``cfg.oracle_hands`` hands in tasks of ``cfg.oracle_per_task``."""
+          rng: np.random.Generator, stop: Callable[[], bool] = lambda: False) -> dict:
+    """One iteration's data: ``cfg.oracle_hands`` hands in tasks of ``cfg.oracle_per_task``
+    (:class:`~agents.parallel.Stopped` once ``stop()``)."""
     weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
     options = {"temperature": cfg.oracle_temperature, "heuristic_frac": cfg.oracle_heuristic_frac,
                "past_frac": cfg.oracle_past_frac, "margin": cfg.oracle_margin_coef, "bids": cfg.oracle_bids}
@@ -376,8 +378,10 @@ def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConf
     tasks = [(weights, p, (cfg.hidden, cfg.layers), cfg.rules, options, base + k, n)
              for k, (n, p) in enumerate(zip(sizes, past, strict=True))]
     bar = tqdm(total=cfg.oracle_hands, unit="hand", desc=f"playing and labelling {iteration}", file=sys.stderr, leave=False)
-    parts = runner.map(play_and_label, tasks, bar, sizes)
-    bar.close()
+    try:
+        parts = runner.map(play_and_label, tasks, bar, sizes, stop)
+    finally:
+        bar.close()
     return merge(parts)
 
 
@@ -391,7 +395,13 @@ def run(cfg: OracleConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
     with Runner(cfg.workers, cfg.ray_address or None) as runner:
         while iteration < cfg.oracle_iterations and not stop["now"]:
             started = time.perf_counter()
-            data = label(runner, net, pool, cfg, iteration, rng)
+            before = snapshot(run_name, cfg, rules, net, opt, rng, iteration, pool, labels)
+            try:
+                data = label(runner, net, pool, cfg, iteration, rng, lambda: stop["now"])
+            except Stopped:  # Ctrl-C while labelling: the run as it was before this iteration
+                save_data(run_dir / WINDOW_FILE, window.data)
+                save_checkpoint(run_dir / "checkpoint.pt", before)
+                break
             seconds = time.perf_counter() - started
             window = window.add(Window.of(data, rules), cfg.oracle_window)
             labels += len(data["hand"])

@@ -378,6 +378,9 @@ def main(argv=None) -> int:
     except ValueError as e:  # a bad limit or proxy, or a model that does not fit (ModelError): one line, no traceback
         print(f"error: {e}", file=sys.stderr)
         return 1
+    shown = f"[{a.host}]" if ":" in a.host else a.host
+    print(f"serving on http://{shown}:{a.port}/ (the browser game; the API under /v1, health at /v1/health); "
+          "Ctrl-C stops", file=sys.stderr, flush=True)
     uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, **uvicorn_options(limits, app.state.service.clients))
     return 0
 

@@ -271,3 +271,13 @@ def test_the_browser_asks_for_a_favicon_and_gets_one():
     icon = client.get("/favicon.ico")
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
     assert icon.content.startswith(b"<svg") and icon.headers["x-content-type-options"] == "nosniff"
+
+
+def test_the_service_says_its_address_when_it_starts(monkeypatch, capsys):
+    import uvicorn
+
+    from cuatrola_serve import serve
+
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)  # started, not served
+    assert serve.main(["--model", "none", "--port", "8123"]) == 0
+    assert "serving on http://127.0.0.1:8123/" in capsys.readouterr().err

@@ -204,3 +204,11 @@ def test_a_preset_by_name_works_from_any_folder(tmp_path, monkeypatch, capsys):
     assert train.main(["--config", "tny"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: --config tny: no such file") and "default, expert, ppo, tiny" in err
+
+
+def test_a_run_says_where_its_logs_are_and_how_to_watch_them(tmp_path, capsys):
+    assert train.main([*TINY, "--run-dir", str(tmp_path), "--total-decisions", "1024"]) == 0
+    (run,) = list(tmp_path.iterdir())
+    err = capsys.readouterr().err
+    assert f"starting ppo run {run.name}: checkpoint and logs in {run}" in err
+    assert f"tensorboard --logdir {tmp_path}" in err

@@ -49,6 +49,8 @@ def train(algorithm: Algorithm, cfg: RunConfig, resume: str | None, ck: dict | N
     run_name = ck["run_name"] if ck else f"{cfg.exp_name}_{cfg.seed}_{int(time.time())}"
     run_dir = Path(resume).parent if resume else Path(cfg.run_dir) / run_name  # a resumed run goes on beside its checkpoint
     run_dir.mkdir(parents=True, exist_ok=True)
+    print(f"{'resuming' if ck else 'starting'} {cfg.algorithm} run {run_name}: checkpoint and logs in {run_dir} "
+          f"(watch: tensorboard --logdir {run_dir.parent})", file=sys.stderr, flush=True)
     np.random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)

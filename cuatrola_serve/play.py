@@ -106,6 +106,10 @@ def main(argv=None, input_fn=input, print_fn=print) -> int:
         print_fn("")
         print_fn(describe(view))
         legal = view["legal"]
+        if len(legal) == 1:  # nothing to choose: the one legal card is played for you
+            print_fn(f"Your only legal move: {action_name(legal[0])}")
+            view = table.play(legal[0])
+            continue
         print_fn("Your move: " + "  ".join(f"[{i}] {action_name(x)}" for i, x in enumerate(legal)))
         while True:
             try:

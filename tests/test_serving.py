@@ -312,3 +312,20 @@ def test_the_terminal_games_help_names_its_command(capsys):
     with pytest.raises(SystemExit) as e:
         main(["--help"])
     assert e.value.code == 0 and capsys.readouterr().out.startswith("usage: cuatrola-play")
+
+
+def test_the_terminal_game_never_asks_for_a_forced_move():
+    """When the human's seat has one legal action (the last card, a card it must follow with), it is
+    played for it and said; the prompt comes only with a choice."""
+    from cuatrola_serve.play import main
+
+    lines, asked = [], []
+
+    def answer(prompt):
+        asked.append(lines[-1])
+        return "0"
+
+    assert main(["--model", "none", "--bots", "heuristic,heuristic,heuristic", "--target", "3", "--seed", "4"],
+                input_fn=answer, print_fn=lines.append) == 0
+    assert any(line.startswith("Your only legal move:") for line in lines)
+    assert all(line.count("[") >= 2 for line in asked), "a prompt with a single option"

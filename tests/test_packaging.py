@@ -49,3 +49,12 @@ def test_the_wheel_carries_the_presets_of_configs(wheel):
     the repository's configs/ their source."""
     for path in sorted((ROOT / "configs").glob("*.yaml")):
         assert wheel.read(f"agents/training/presets/{path.name}") == path.read_bytes(), path.name
+
+
+def test_the_train_extra_takes_a_range_of_torch_and_the_readme_says_how_to_get_the_cpu_build():
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    (torch_req,) = [r for r in extras["train"] if r.startswith("torch")]
+    assert "==" not in torch_req and ">=" in torch_req and "<" in torch_req, torch_req
+    assert "download.pytorch.org/whl/cpu" in (ROOT / "README.md").read_text()

@@ -221,3 +221,9 @@ def test_an_oracle_network_exports_its_policy_and_the_bot_plays_it(tmp_path):
         other.policy_net[-1].weight.mul_(3.0)
     with pytest.raises(RuntimeError, match="disagree"):
         check_parity(other, tmp_path / "m.onnx", 500)
+
+
+def test_a_run_shows_each_phase_as_it_goes(tmp_path, capsys):
+    assert train.main([*TINY, "--oracle-iterations", "1", "--run-dir", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "playing and labelling 0" in err and "fitting" in err and "iteration 1:" in err

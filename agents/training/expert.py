@@ -218,8 +218,10 @@ def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.n
     held, train = order[: len(order) // 20], order[len(order) // 20 :]
     sums, batches = {}, 0
     net.train()
+    bar = tqdm(total=cfg.fit_epochs * len(train), unit="decision", desc="fitting", file=sys.stderr, leave=False)
     for _ in range(cfg.fit_epochs):
         for idx in np.array_split(rng.permutation(train), max(1, len(train) // cfg.fit_batch)):
+            bar.update(len(idx))
             i = torch.from_numpy(idx).to(device)
             losses = _losses(net, o[i], m[i], v[i], target[i])
             opt.zero_grad()
@@ -229,6 +231,7 @@ def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.n
             for k, x in losses.items():
                 sums[k] = sums.get(k, 0.0) + x.item()
             batches += 1
+    bar.close()
     net.eval()
     stats = {k: x / max(batches, 1) for k, x in sums.items()}
     if len(held):

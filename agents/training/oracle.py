@@ -311,8 +311,10 @@ def fit(net: PolicyValueNet, opt, cfg: OracleConfig, window: Window, rng: np.ran
     train = np.flatnonzero(~window.held)
     sums, batches = {}, 0
     net.train()
+    bar = tqdm(total=cfg.fit_epochs * len(train), unit="decision", desc="fitting", file=sys.stderr, leave=False)
     for _ in range(cfg.fit_epochs):
         for idx in np.array_split(rng.permutation(train), max(1, len(train) // cfg.fit_batch)):
+            bar.update(len(idx))
             losses = _losses(net, cfg, *_batch(window, idx, device))
             opt.zero_grad()
             (losses["policy_ce"] + cfg.q_coef * losses["q_huber"] + cfg.owner_coef * losses["owner_ce"]).backward()
@@ -321,6 +323,7 @@ def fit(net: PolicyValueNet, opt, cfg: OracleConfig, window: Window, rng: np.ran
             for k, x in losses.items():
                 sums[k] = sums.get(k, 0.0) + x.item()
             batches += 1
+    bar.close()
     net.eval()
     stats = {k: x / max(batches, 1) for k, x in sums.items()}
     held = np.flatnonzero(window.held)

@@ -19,7 +19,7 @@ from agents.base import seat_view  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
 from agents.pimc import PIMCAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from agents.training import expert, labels  # noqa: E402
+from agents.training import expert, fitting, labels  # noqa: E402
 from agents.training.expert import ExpertConfig  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.rules import NUM_ACTIONS, get_rules  # noqa: E402
@@ -136,7 +136,7 @@ def test_fit_moves_the_policy_to_the_searchs_best_action():
 def test_soft_targets_put_no_weight_off_the_legal_actions():
     v = torch.tensor([[1.0, float("nan"), 0.0, 0.9]])
     m = torch.tensor([[True, False, True, True]])
-    t = expert.soft_targets(v, m, 0.1)
+    t = fitting.soft_targets(v, m, 0.1)
     assert t[0, 1] == 0 and torch.isclose(t.sum(), torch.tensor(1.0))
     assert t[0, 0] > t[0, 3] > t[0, 2]
 

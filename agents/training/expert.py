@@ -57,6 +57,7 @@ from ..network import PolicyValueNet
 from ..parallel import Runner, Stopped
 from ..search import BID_VALUATIONS, SearchAgent
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
+from .fitting import minibatch_passes, soft_targets, with_weights
 from .labels import MAX_DECISIONS, LabelStore, copy_given_data, merge, save_data
 from .report import evaluate_policy
 from .stopping import stop_signals
@@ -111,17 +112,6 @@ class TorchPolicy:
 def network(hidden: int, layers: int, weights: dict | None = None) -> PolicyValueNet:
     """A network with an action-value head, with ``weights`` (a state dict of tensors or arrays)."""
     return with_weights(PolicyValueNet(hidden, layers, q_head=True), weights)
-
-
-def with_weights(net: PolicyValueNet, weights: dict | None, fresh: tuple[str, ...] = ("q_net.",)) -> PolicyValueNet:
-    """``net`` with ``weights`` (a state dict of tensors or arrays) loaded, in eval mode; the heads
-    named by ``fresh`` may be missing from them (a policy network's weights: they start fresh);
-    anything else that does not fit is a :class:`CheckpointError`."""
-    if weights is not None:
-        missing, unexpected = net.load_state_dict({k: torch.as_tensor(v) for k, v in weights.items()}, strict=False)
-        if unexpected or any(not k.startswith(fresh) for k in missing):
-            raise CheckpointError(f"weights do not fit this network (missing {missing}, unexpected {unexpected})")
-    return net.eval()
 
 
 # ----------------------------------------------------------------------------- labelling (on the workers)
@@ -201,12 +191,6 @@ def label(runner: Runner, net: PolicyValueNet, cfg: ExpertConfig, iteration: int
 
 
 # ----------------------------------------------------------------------------- fitting
-def soft_targets(values: torch.Tensor, mask: torch.Tensor, tau: float) -> torch.Tensor:
-    """softmax(values / tau) over the legal actions; 0 elsewhere."""
-    z = torch.where(mask, torch.nan_to_num(values) / tau, torch.full_like(values, -torch.inf))
-    return torch.softmax(z, -1)
-
-
 def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.ndarray, values: np.ndarray,
         rng: np.random.Generator) -> dict:
     """``cfg.fit_epochs`` passes over the data; the losses, and held-out agreement with the search."""
@@ -216,24 +200,13 @@ def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.n
     target = soft_targets(v, m, cfg.tau)
     order = rng.permutation(len(obs))
     held, train = order[: len(order) // 20], order[len(order) // 20 :]
-    sums, batches = {}, 0
-    net.train()
-    bar = tqdm(total=cfg.fit_epochs * len(train), unit="decision", desc="fitting", file=sys.stderr, leave=False)
-    for _ in range(cfg.fit_epochs):
-        for idx in np.array_split(rng.permutation(train), max(1, len(train) // cfg.fit_batch)):
-            bar.update(len(idx))
-            i = torch.from_numpy(idx).to(device)
-            losses = _losses(net, o[i], m[i], v[i], target[i])
-            opt.zero_grad()
-            (losses["policy_ce"] + cfg.q_coef * losses["q_huber"]).backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-            opt.step()
-            for k, x in losses.items():
-                sums[k] = sums.get(k, 0.0) + x.item()
-            batches += 1
-    bar.close()
-    net.eval()
-    stats = {k: x / max(batches, 1) for k, x in sums.items()}
+
+    def losses(idx: np.ndarray) -> dict:
+        i = torch.from_numpy(idx).to(device)
+        return _losses(net, o[i], m[i], v[i], target[i])
+
+    stats = minibatch_passes(net, opt, train, cfg.fit_epochs, cfg.fit_batch, cfg.max_grad_norm, losses,
+                             lambda x: x["policy_ce"] + cfg.q_coef * x["q_huber"], rng)
     if len(held):
         with torch.no_grad():
             i = torch.from_numpy(held).to(device)

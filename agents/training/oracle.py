@@ -60,7 +60,7 @@ from ..network import MASKED_LOGIT, PolicyValueNet
 from ..parallel import Runner, Stopped
 from ..pimc import PIMCAgent
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
-from .expert import soft_targets, with_weights
+from .fitting import minibatch_passes, soft_targets, with_weights
 from .labels import FIELDS, MAX_DECISIONS, card_owners, load_data, merge, replay_decisions, save_data
 from .report import evaluate_policy
 from .stopping import stop_signals
@@ -309,23 +309,9 @@ def fit(net: PolicyValueNet, opt, cfg: OracleConfig, window: Window, rng: np.ran
     """``cfg.fit_epochs`` passes over the window's fitted decisions; the losses and held-out agreement."""
     device = next(net.parameters()).device
     train = np.flatnonzero(~window.held)
-    sums, batches = {}, 0
-    net.train()
-    bar = tqdm(total=cfg.fit_epochs * len(train), unit="decision", desc="fitting", file=sys.stderr, leave=False)
-    for _ in range(cfg.fit_epochs):
-        for idx in np.array_split(rng.permutation(train), max(1, len(train) // cfg.fit_batch)):
-            bar.update(len(idx))
-            losses = _losses(net, cfg, *_batch(window, idx, device))
-            opt.zero_grad()
-            (losses["policy_ce"] + cfg.q_coef * losses["q_huber"] + cfg.owner_coef * losses["owner_ce"]).backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-            opt.step()
-            for k, x in losses.items():
-                sums[k] = sums.get(k, 0.0) + x.item()
-            batches += 1
-    bar.close()
-    net.eval()
-    stats = {k: x / max(batches, 1) for k, x in sums.items()}
+    stats = minibatch_passes(net, opt, train, cfg.fit_epochs, cfg.fit_batch, cfg.max_grad_norm,
+                             lambda idx: _losses(net, cfg, *_batch(window, idx, device)),
+                             lambda x: x["policy_ce"] + cfg.q_coef * x["q_huber"] + cfg.owner_coef * x["owner_ce"], rng)
     held = np.flatnonzero(window.held)
     if held.size:
         with torch.no_grad():

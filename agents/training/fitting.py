@@ -1,0 +1,59 @@
+"""What the label-fitting algorithms share (expert iteration, the oracle): a network with fresh heads
+from another's weights, the soft policy target, and passes of minibatch steps over labelled rows."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from ..checkpoint import CheckpointError
+from ..network import PolicyValueNet
+
+
+def with_weights(net: PolicyValueNet, weights: dict | None, fresh: tuple[str, ...] = ("q_net.",)) -> PolicyValueNet:
+    """``net`` with ``weights`` (a state dict of tensors or arrays) loaded, in eval mode; the heads
+    named by ``fresh`` may be missing from them (a policy network's weights: they start fresh);
+    anything else that does not fit is a :class:`CheckpointError`."""
+    if weights is not None:
+        missing, unexpected = net.load_state_dict({k: torch.as_tensor(v) for k, v in weights.items()}, strict=False)
+        if unexpected or any(not k.startswith(fresh) for k in missing):
+            raise CheckpointError(f"weights do not fit this network (missing {missing}, unexpected {unexpected})")
+    return net.eval()
+
+
+def soft_targets(values: torch.Tensor, mask: torch.Tensor, tau: float) -> torch.Tensor:
+    """softmax(values / tau) over the legal actions; 0 elsewhere."""
+    z = torch.where(mask, torch.nan_to_num(values) / tau, torch.full_like(values, -torch.inf))
+    return torch.softmax(z, -1)
+
+
+def minibatch_passes(net: PolicyValueNet, opt, rows: np.ndarray, epochs: int, batch: int, max_grad_norm: float,
+                     losses: Callable[[np.ndarray], dict], total: Callable[[dict], torch.Tensor],
+                     rng: np.random.Generator) -> dict[str, float]:
+    """``epochs`` passes over ``rows`` in shuffled minibatches of about ``batch``: each step minimises
+    ``total(losses(idx))`` (gradients clipped to ``max_grad_norm``); the mean of each loss over the
+    steps. A progress bar shows the fitting."""
+    sums, steps = {}, 0
+    net.train()
+    bar = tqdm(total=epochs * len(rows), unit="decision", desc="fitting", file=sys.stderr, leave=False)
+    for _ in range(epochs):
+        for idx in np.array_split(rng.permutation(rows), max(1, len(rows) // batch)):
+            bar.update(len(idx))
+            out = losses(idx)
+            opt.zero_grad()
+            total(out).backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
+            opt.step()
+            for k, x in out.items():
+                sums[k] = sums.get(k, 0.0) + x.item()
+            steps += 1
+    bar.close()
+    net.eval()
+    return {k: x / max(steps, 1) for k, x in sums.items()}
+
+
+__all__ = ["minibatch_passes", "soft_targets", "with_weights"]

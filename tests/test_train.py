@@ -212,3 +212,9 @@ def test_a_run_says_where_its_logs_are_and_how_to_watch_them(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"starting ppo run {run.name}: checkpoint and logs in {run}" in err
     assert f"tensorboard --logdir {tmp_path}" in err
+
+
+def test_the_progress_bar_shows_the_phase_and_the_latest_evaluation(tmp_path, capsys):
+    assert train.main(["--config", "tiny", "--run-dir", str(tmp_path), "--eval-every", "1", "--eval-deals", "4"]) == 0
+    err = capsys.readouterr().err
+    assert "phase=imitation" in err and "phase=ppo" in err and "vs_heuristic=" in err

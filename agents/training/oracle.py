@@ -399,7 +399,9 @@ def run(cfg: OracleConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
             iteration += 1
             _log(writer, stats, labels, iteration, len(data["hand"]) / seconds, len(window))
             if cfg.eval_every and iteration % cfg.eval_every == 0:
-                evaluate(writer, net, rules, cfg, labels)
+                gp = evaluate(writer, net, rules, cfg, labels)["heuristic"]
+                print(f"iteration {iteration}: against the heuristic {gp['mean']:+.2f} [{gp['ci95'][0]:+.2f}, "
+                      f"{gp['ci95'][1]:+.2f}] game points a hand ({cfg.eval_deals} deals)", file=sys.stderr)
             save_data(run_dir / WINDOW_FILE, window.data)
             save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, iteration, pool, labels))
             print(f"iteration {iteration}: {len(data['hand'])} labels ({len(data['hand']) / seconds:.0f}/s), window "

@@ -135,6 +135,7 @@ def run(cfg: PPOConfig, resume: str | None, ck: dict | None, init: dict | None, 
         save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, learner, opt, rng, play, progress))
 
     bar = tqdm(total=cfg.total_decisions, initial=progress.step, unit="dec", desc=run_name, file=sys.stderr, smoothing=0.1)
+    shown: dict[str, str] = {}  #: the bar's postfix: the phase and the latest evaluation against the heuristic
     last_checkpoint = time.time()
     with stop_signals() as stop:
         while progress.step < cfg.total_decisions and not stop["now"]:
@@ -146,11 +147,14 @@ def run(cfg: PPOConfig, resume: str | None, ck: dict | None, init: dict | None, 
                 net.load_state_dict(learner.state_dict())  # the actors' CPU copy, refreshed every update
             progress.update += 1
             bar.update(play.decisions_per_rollout)
+            shown["phase"] = "imitation" if imitating else "ppo"
+            bar.set_postfix(shown, refresh=False)
             log_update(writer, play, stats, returns, progress.update, progress.step, time.perf_counter() - started)
             if cfg.pool_frac > 0 and progress.update % cfg.pool_every == 0:
                 progress.add_to_pool(net, cfg.pool_size)
             if cfg.eval_every and progress.update % cfg.eval_every == 0:
-                evaluate_policy(writer, net, rules, cfg, progress.step)
+                gp = evaluate_policy(writer, net, rules, cfg, progress.step)["heuristic"]
+                shown["vs_heuristic"] = f"{gp['mean']:+.2f} [{gp['ci95'][0]:+.2f}, {gp['ci95'][1]:+.2f}]"
             if time.time() - last_checkpoint > 60 * cfg.checkpoint_minutes:
                 checkpoint()
                 last_checkpoint = time.time()

@@ -45,7 +45,6 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch.utils.tensorboard import SummaryWriter
-from tqdm import tqdm
 
 from cuatrola_env.game import Game
 from cuatrola_env.observation import OBS_DIM, OBS_VERSION
@@ -58,7 +57,7 @@ from ..parallel import Runner, Stopped
 from ..search import BID_VALUATIONS, SearchAgent
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
 from .fitting import minibatch_passes, soft_targets, with_weights
-from .labels import MAX_DECISIONS, LabelStore, copy_given_data, merge, save_data
+from .labels import MAX_DECISIONS, LabelStore, copy_given_data, hand_tasks, label_in_tasks, save_data
 from .report import evaluate_policy
 from .stopping import stop_signals
 
@@ -179,15 +178,9 @@ def label(runner: Runner, net: PolicyValueNet, cfg: ExpertConfig, iteration: int
     options = {"worlds": cfg.label_worlds, "bid_worlds": cfg.label_bid_worlds, "candidates": cfg.label_candidates,
                "infer": cfg.label_infer if trained else 0.0, "temperature": cfg.label_temperature,
                "margin": cfg.label_margin_coef, "bids": cfg.label_bids if trained else "solver"}
-    sizes = [min(cfg.label_per_task, cfg.expert_hands - lo) for lo in range(0, cfg.expert_hands, cfg.label_per_task)]
-    base = (cfg.seed * 1_000 + iteration) * 100_003
-    tasks = [(weights, (cfg.hidden, cfg.layers), cfg.rules, options, base + k, n) for k, n in enumerate(sizes)]
-    bar = tqdm(total=cfg.expert_hands, unit="hand", desc=f"labelling {iteration}", file=sys.stderr, leave=False)
-    try:
-        parts = runner.map(label_hands, tasks, bar, sizes, stop)
-    finally:
-        bar.close()
-    return merge(parts)
+    split = hand_tasks(cfg.expert_hands, cfg.label_per_task, cfg.seed, iteration)
+    tasks = [(weights, (cfg.hidden, cfg.layers), cfg.rules, options, seed, n) for seed, n in split]
+    return label_in_tasks(runner, label_hands, tasks, [n for _, n in split], f"labelling {iteration}", stop)
 
 
 # ----------------------------------------------------------------------------- fitting

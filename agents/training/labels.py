@@ -6,11 +6,14 @@ format of expert iteration's label files and of the oracle's replay window.
 
 from __future__ import annotations
 
+import sys
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from cuatrola_env.files import atomic_open
 from cuatrola_env.observation import OBS_DIM
@@ -18,6 +21,7 @@ from cuatrola_env.positions import Positions
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules
 
 from ..checkpoint import CheckpointError
+from ..parallel import Runner
 
 MAX_DECISIONS = 24  #: actions in a hand at most: four bids and twenty cards
 
@@ -138,6 +142,16 @@ DATA_SCHEMA = {
 }
 
 
+#: the fields with a row per hand, and those with a row per labelled decision
+HAND_FIELDS = tuple(k for k, (_, shape, _, _) in DATA_SCHEMA.items() if shape[0] == "hands")
+LABEL_FIELDS = tuple(k for k, (_, shape, _, _) in DATA_SCHEMA.items() if shape[0] == "labels")
+
+
+def empty_data() -> dict:
+    """Data of no hand, each field of its dtype and shape (:data:`DATA_SCHEMA`)."""
+    return {k: np.zeros((0, *shape[1:]), dtype) for k, (dtype, shape, _, _) in DATA_SCHEMA.items()}
+
+
 def check_data(data: dict, path) -> None:
     """Raise :class:`CheckpointError` naming the first field of a label file with the wrong dtype or
     shape, or a value out of its range (a value may be NaN, an action that was not legal; never infinite)."""
@@ -179,3 +193,23 @@ def copy_given_data(given: str, run_dir: Path) -> list[str]:
         save_data(run_dir / name, data)
         names.append(name)
     return names
+
+
+# ----------------------------------------------------------------------------- labelling in tasks
+def hand_tasks(total: int, per_task: int, seed: int, iteration: int) -> list[tuple[int, int]]:
+    """(seed, hands) of each task of an iteration's ``total`` hands, ``per_task`` at most each: every
+    task has its own seed, so the data depend on no number of workers."""
+    base = (seed * 1_000 + iteration) * 100_003
+    return [(base + k, min(per_task, total - lo)) for k, lo in enumerate(range(0, total, per_task))]
+
+
+def label_in_tasks(runner: Runner, fn: Callable[..., dict], tasks: list[tuple], hands: list[int], desc: str,
+                   stop: Callable[[], bool]) -> dict:
+    """``fn(*task)`` for each task (``hands[k]`` hands each) on the runner, with a progress bar in
+    hands, merged into one iteration's data (:class:`~agents.parallel.Stopped` once ``stop()``)."""
+    bar = tqdm(total=sum(hands), unit="hand", desc=desc, file=sys.stderr, leave=False)
+    try:
+        parts = runner.map(fn, tasks, bar, hands, stop)
+    finally:
+        bar.close()
+    return merge(parts)

@@ -47,7 +47,6 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch.utils.tensorboard import SummaryWriter
-from tqdm import tqdm
 
 from cuatrola_env.observation import OBS_VERSION
 from cuatrola_env.positions import Positions
@@ -61,7 +60,19 @@ from ..parallel import Runner, Stopped
 from ..pimc import PIMCAgent
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
 from .fitting import minibatch_passes, soft_targets, with_weights
-from .labels import FIELDS, MAX_DECISIONS, card_owners, load_data, merge, replay_decisions, save_data
+from .labels import (
+    HAND_FIELDS,
+    LABEL_FIELDS,
+    MAX_DECISIONS,
+    card_owners,
+    empty_data,
+    hand_tasks,
+    label_in_tasks,
+    load_data,
+    merge,
+    replay_decisions,
+    save_data,
+)
 from .report import evaluate_policy
 from .stopping import stop_signals
 
@@ -282,18 +293,12 @@ class Window:
     def latest(self, limit: int) -> Window:
         if len(self) <= limit:
             return self
-        first = int(self.data["hand"][len(self) - limit])  # the oldest hand kept whole
-        keep = self.data["hand"] >= first
-        data = {k: self.data[k][first:] for k in FIELDS if k not in ("hand", "step", "values")}
-        data.update(hand=self.data["hand"][keep] - first, step=self.data["step"][keep], values=self.data["values"][keep])
+        hand = self.data["hand"]  # in hand order: the labels kept are a suffix
+        first = int(hand[len(self) - limit])  # the oldest hand kept whole
+        keep = slice(int(np.searchsorted(hand, first)), None)
+        data = {k: self.data[k][first:] for k in HAND_FIELDS} | {k: self.data[k][keep] for k in LABEL_FIELDS}
+        data["hand"] = data["hand"] - first  # hands are numbered by their rows
         return Window(data, self.obs[keep], self.mask[keep], self.values[keep], self.owners[keep], self.held[keep])
-
-
-def empty_data() -> dict:
-    return {"deal": np.zeros((0, 4), np.uint32), "dealer": np.zeros(0, np.int8), "muestra": np.zeros(0, np.int8),
-            "score": np.zeros((0, 2), np.int16), "actions": np.zeros((0, MAX_DECISIONS), np.int8),
-            "length": np.zeros(0, np.int8), "hand": np.zeros(0, np.int32), "step": np.zeros(0, np.int8),
-            "values": np.zeros((0, NUM_ACTIONS), np.float16)}
 
 
 def held_out_deals(deal: np.ndarray) -> np.ndarray:
@@ -361,17 +366,12 @@ def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConf
     weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
     options = {"temperature": cfg.oracle_temperature, "heuristic_frac": cfg.oracle_heuristic_frac,
                "past_frac": cfg.oracle_past_frac, "margin": cfg.oracle_margin_coef, "bids": cfg.oracle_bids}
-    sizes = [min(cfg.oracle_per_task, cfg.oracle_hands - lo) for lo in range(0, cfg.oracle_hands, cfg.oracle_per_task)]
-    base = (cfg.seed * 1_000 + iteration) * 100_003
-    past = [pool[int(rng.integers(len(pool)))] if pool and cfg.oracle_past_frac > 0 else None for _ in sizes]
-    tasks = [(weights, p, (cfg.hidden, cfg.layers), cfg.rules, options, base + k, n)
-             for k, (n, p) in enumerate(zip(sizes, past, strict=True))]
-    bar = tqdm(total=cfg.oracle_hands, unit="hand", desc=f"playing and labelling {iteration}", file=sys.stderr, leave=False)
-    try:
-        parts = runner.map(play_and_label, tasks, bar, sizes, stop)
-    finally:
-        bar.close()
-    return merge(parts)
+    split = hand_tasks(cfg.oracle_hands, cfg.oracle_per_task, cfg.seed, iteration)
+    past = [pool[int(rng.integers(len(pool)))] if pool and cfg.oracle_past_frac > 0 else None for _ in split]
+    tasks = [(weights, p, (cfg.hidden, cfg.layers), cfg.rules, options, seed, n)
+             for (seed, n), p in zip(split, past, strict=True)]
+    return label_in_tasks(runner, play_and_label, tasks, [n for _, n in split], f"playing and labelling {iteration}",
+                          stop)
 
 
 def run(cfg: OracleConfig, run_name: str, run_dir: Path, net: PolicyValueNet, opt, rng: np.random.Generator,

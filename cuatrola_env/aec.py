@@ -25,8 +25,9 @@ Arguments
 
 - ``rules``: ``"online"``, ``"traditional"``, a ``Rules`` or a dict of its fields;
 - ``mode``: ``"hand"`` (an episode is one hand) or ``"match"`` (a match to the target);
-- ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns a text table) or ``"human"``
-  (``render()`` prints it).
+- ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns a text table), ``"human"``
+  (``render()`` prints it) or ``"rgb_array"`` (``render()`` returns a (480, 720, 3) uint8 picture
+  of the table, :mod:`cuatrola_env.picture`). Both are a spectator's: every hand is shown.
 
 Action space
 ------------
@@ -84,6 +85,7 @@ from pettingzoo.utils import wrappers
 
 from .game import Game
 from .observation import OBS_DIM
+from .picture import render_rgb
 from .records import save_record
 from .render import render_text
 from .rules import NUM_ACTIONS, RulesLike
@@ -101,12 +103,13 @@ def env(**kwargs) -> AECEnv:
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming
     """The unwrapped PettingZoo AEC environment; see the module docstring."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "cuatrola_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "cuatrola_v0", "is_parallelizable": False,
+                "render_fps": 2}
 
     def __init__(self, rules: RulesLike = "online", mode: Mode = "hand", render_mode: str | None = None):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+            raise ValueError(f"render_mode must be None, 'human', 'ansi' or 'rgb_array', got {render_mode!r}")
         self.game = Game(rules=rules, mode=mode)
         self.rules = self.game.rules
         self.mode = mode
@@ -187,8 +190,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming
 
     def render(self):
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi', 'human' or 'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.game.state, self.rules, result=self.game.last_result if self.game.over else None)
         text = render_text(self.game.state, self.rules)
         if self.render_mode == "human":
             print(text + "\n")

@@ -11,7 +11,12 @@ decisions happen inside ``step`` until the learning seat must act again or the e
 ends. Rewards are the learning seat's (hand mode: ± game points at the end of the hand;
 match mode: ± 1 at the end of the match).
 
-Works with Stable-Baselines3-contrib's ``MaskablePPO`` through :meth:`action_masks`.
+Works with Stable-Baselines3-contrib's ``MaskablePPO`` through :meth:`action_masks`, and with
+Stable-Baselines3's ``make_vec_env("Cuatrola-v0")``, which asks for ``render_mode="rgb_array"``: a
+picture of the table as the learning seat sees it (:mod:`cuatrola_env.picture`), which Gymnasium's
+``RecordVideo`` turns into videos. Examples that run: ``examples/sb3_maskable_ppo.py``,
+``examples/record_video.py``. Once an episode is over the action mask marks every action allowed
+(none is played: a vector environment's next step only resets), so the mask is never empty.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from gymnasium import spaces
 
 from .game import Game
 from .observation import OBS_DIM
+from .picture import render_rgb
 from .records import save_record
 from .render import render_text
 from .rules import NUM_ACTIONS, RulesLike
@@ -46,14 +52,17 @@ class CuatrolaGymEnv(gymnasium.Env):
         seat: the learning seat (0..3), or ``"random"`` to draw it each episode.
         partner: the team mate's policy (default ``"random"``).
         opponents: the opponents' policy, or a pair of policies (default ``"random"``).
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns a text table, every hand shown),
+            ``"human"`` (prints it) or ``"rgb_array"`` (``render()`` returns a (480, 720, 3) uint8
+            picture of the table as the learning seat sees it: :mod:`cuatrola_env.picture`; what
+            Gymnasium's ``RecordVideo`` and Stable-Baselines3 ask for).
         illegal_action: ``"raise"`` (default): an illegal action raises ``ValueError`` and
             changes nothing; ``"lose"``: it ends the episode with the worst reward (−5 in hand
             mode, −1 in match mode), as PettingZoo's ``TerminateIllegalWrapper`` does. Tools
             that step random actions (Gymnasium's ``check_env``) need ``"lose"``.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -71,7 +80,7 @@ class CuatrolaGymEnv(gymnasium.Env):
         if not (seat == "random" or (isinstance(seat, (int, np.integer)) and 0 <= seat <= 3)):
             raise ValueError(f"seat must be 0..3 or 'random', got {seat!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+            raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', got {render_mode!r}")
         self.game = Game(rules=rules, mode=mode)
         self.seat_option = seat
         self.seat = 0 if seat == "random" else int(seat)
@@ -143,13 +152,19 @@ class CuatrolaGymEnv(gymnasium.Env):
         return self.game.observe(self.seat), reward, self.game.over, False, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """(24,) bool: the learning seat's legal actions (for MaskablePPO)."""
-        return self.game.legal_mask() if not self.game.over else np.zeros(NUM_ACTIONS, dtype=bool)
+        """(24,) bool: the learning seat's legal actions (for MaskablePPO). Once the episode is over
+        every action is marked allowed: none is played (a single environment needs ``reset()``; a
+        Gymnasium vector environment's next step only resets it), and a masked sampler or the
+        ``np.flatnonzero(mask)[0]`` idiom never meets an empty mask."""
+        return self.game.legal_mask() if not (self.game.over or self._forfeit) else np.ones(NUM_ACTIONS, dtype=bool)
 
     def render(self):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.game.state, self.game.rules, seat=self.seat,
+                              result=self.game.last_result if self.game.over else None)
         text = render_text(self.game.state, self.game.rules)
         if self.render_mode == "human":
             print(text + "\n")

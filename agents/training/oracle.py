@@ -107,6 +107,8 @@ class OracleConfig(RunConfig):
     owner_coef: float = option(0.5, "weight of the card-location head's cross-entropy")
     fit_epochs: int = option(1, "passes over the window per iteration")
     fit_batch: int = option(1024, "minibatch size")
+    lr_final: float = option(-1.0, "learning rate of the last iteration, reached linearly from learning_rate "
+                                   "(below 0: learning_rate throughout)")
 
 
 #: fields a resumed oracle run may change (its labels depend on no worker count: each task has its own seed)
@@ -394,10 +396,13 @@ def run(cfg: OracleConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
             seconds = time.perf_counter() - started
             window = window.add(Window.of(data, rules), cfg.oracle_window)
             labels += len(data["hand"])
+            for group in opt.param_groups:
+                group["lr"] = learning_rate(cfg, iteration)
             stats = fit(net, opt, cfg, window, rng)
             pool = (pool + [{k: v.detach().cpu().clone() for k, v in net.state_dict().items()}])[-cfg.oracle_pool:]
             iteration += 1
             _log(writer, stats, labels, iteration, len(data["hand"]) / seconds, len(window))
+            writer.add_scalar("charts/learning_rate", learning_rate(cfg, iteration - 1), labels)
             if cfg.eval_every and iteration % cfg.eval_every == 0:
                 gp = evaluate(writer, net, rules, cfg, labels)["heuristic"]
                 print(f"iteration {iteration}: against the heuristic {gp['mean']:+.2f} [{gp['ci95'][0]:+.2f}, "
@@ -408,6 +413,15 @@ def run(cfg: OracleConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
                   f"{len(window)}; " + ", ".join(f"{k} {x:.3f}" for k, x in stats.items()), file=sys.stderr)
     writer.close()
     return iteration
+
+
+def learning_rate(cfg: OracleConfig, iteration: int) -> float:
+    """The learning rate of iteration ``iteration`` (from 0): ``learning_rate`` decayed linearly to
+    ``lr_final`` at the last iteration; constant when ``lr_final`` is below 0."""
+    if cfg.lr_final < 0 or cfg.oracle_iterations < 2:
+        return cfg.learning_rate
+    done = min(iteration / (cfg.oracle_iterations - 1), 1.0)
+    return cfg.learning_rate + done * (cfg.lr_final - cfg.learning_rate)
 
 
 def _log(writer, stats: dict, labels: int, iteration: int, rate: float, window: int) -> None:

@@ -7,4 +7,6 @@
 from .base import Agent, SeatView, batch_views, seat_view
 from .registry import make_agent, parse_spec
 
+PROJECT = "cuatrola-rl"  #: marks this package as the project's (cuatrola_rl.foreign_agents looks for it)
+
 __all__ = ["Agent", "SeatView", "batch_views", "make_agent", "parse_spec", "seat_view"]

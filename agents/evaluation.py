@@ -39,7 +39,7 @@ from cuatrola_env.positions import random_deals
 from cuatrola_env.rules import CONTRACT_NAMES, get_rules
 
 from .base import Agent, seat_view
-from .parallel import BACKENDS, Runner, WorkerError
+from .parallel import BACKENDS, ClusterError, Runner, WorkerError
 from .registry import make_agent
 from .results import compare_main, mean_ci, pool_main
 
@@ -415,6 +415,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with runner:
             results = [evaluate_pair(sides[x], sides[y], rules, deals, matches, a.seed, progress, runner) for x, y in pairs]
+    except ClusterError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except WorkerError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

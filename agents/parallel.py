@@ -37,20 +37,61 @@ class WorkerError(RuntimeError):
     """A task failed in a worker (its traceback is in the message), or a worker could not finish it."""
 
 
+class ClusterError(RuntimeError):
+    """The Ray cluster at an address could not be joined; the message (one line) says why and the fix."""
+
+
+#: how a process gets the token a cluster requires
+TOKEN_FIX = "To present the cluster's token: RAY_AUTH_TOKEN=$(ray get-auth-token) (run on the head) and RAY_AUTH_MODE=token"
+#: where Ray looks for a cluster's token when no RAY_AUTH_TOKEN is set
+DEFAULT_TOKEN_PATH = os.path.join("~", ".ray", "auth_token")
+
+
 def start_ray(workers: int, address: str | None = None) -> bool:
     """Ray for this process: a local one of ``workers`` CPUs, or the cluster at ``address``, whose
     workers import what this process can (its ``sys.path`` goes with them). False if one was running."""
+    if address:
+        present_token()  # before Ray is imported: it reads the mode once
     import ray  # the scale extra: only parallel work needs it
 
     if ray.is_initialized():
         return False
     env = {"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}}
     if address:
-        ray.init(address=address, runtime_env=env, log_to_driver=False)
+        join_cluster(ray, address, env)
     else:
         require_local_token()
         ray.init(num_cpus=workers, include_dashboard=False, runtime_env=env, log_to_driver=False)
     return True
+
+
+def present_token() -> None:
+    """Token authentication for joining a cluster when this process has a token: a ``ray start
+    --head`` started where a token exists (``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH`` or
+    ``~/.ray/auth_token``) turns token authentication on, but a client whose ``RAY_AUTH_MODE`` is
+    unset sends none, and Ray retries for 20 s and fails. So with a token at hand and no mode set,
+    the mode is ``token`` (a cluster without authentication ignores the token)."""
+    if "RAY_AUTH_MODE" not in os.environ and token_available():
+        os.environ["RAY_AUTH_MODE"] = "token"
+
+
+def join_cluster(ray, address: str, runtime_env: dict) -> None:
+    """``ray.init(address=...)``; a refused token or no cluster at the address is :class:`ClusterError`."""
+    try:
+        ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
+    except ray.exceptions.AuthenticationError:
+        raise ClusterError(f"the Ray cluster at {address} refused this process: it requires a token and this process "
+                           f"has {'another' if token_available() else 'none'}. {TOKEN_FIX}") from None
+    except ConnectionError as e:  # Ray says the same when its token is refused (InvalidAuthToken, logged above)
+        raise ClusterError(f"could not join a Ray cluster at {address} ({str(e).splitlines()[0]}): either none runs "
+                           f"there (start one with ray start --head, or leave out --ray-address to run here) or it "
+                           f"refused this process's token (InvalidAuthToken above). {TOKEN_FIX}") from None
+
+
+def token_available() -> bool:
+    """Whether this process has a Ray token to present (in its environment or in Ray's token file)."""
+    path = os.environ.get("RAY_AUTH_TOKEN_PATH") or os.path.expanduser(DEFAULT_TOKEN_PATH)
+    return bool(os.environ.get("RAY_AUTH_TOKEN")) or os.path.isfile(path)
 
 
 def require_local_token() -> None:
@@ -107,9 +148,9 @@ class Runner:
 
     # ------------------------------------------------------------------ ray
     def _ray(self):
+        self._started_ray = start_ray(self.workers, self.address) or self._started_ray  # imports Ray itself
         import ray
 
-        self._started_ray = start_ray(self.workers, self.address) or self._started_ray
         return ray
 
     def _map_ray(self, fn, tasks, progress, weights, stop) -> list:
@@ -183,4 +224,4 @@ class Runner:
             self._started_ray = False
 
 
-__all__ = ["BACKENDS", "Runner", "Stopped", "WorkerError", "start_ray"]
+__all__ = ["ClusterError", "BACKENDS", "Runner", "Stopped", "WorkerError", "start_ray"]

@@ -62,7 +62,8 @@ def test_the_train_extra_takes_a_range_of_torch_and_the_readme_says_how_to_get_t
 
 
 CLASH = {  # what a distribution that also imports as ``agents`` (openai-agents does) puts there
-    "pyproject.toml": '[project]\nname = "clashing-agents"\nversion = "1.0"\n[tool.setuptools]\npackages = ["agents", "agents.models"]\n',
+    "pyproject.toml": '[project]\nname = "clashing-agents"\nversion = "1.0"\n'
+                      '[tool.setuptools]\npackages = ["agents", "agents.models"]\n',
     "agents/__init__.py": "AGENT_SDK = True\n",
     "agents/models/__init__.py": "MODELS = []\n",
 }

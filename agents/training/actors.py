@@ -62,9 +62,9 @@ class ShardedPlay:
     """The :class:`SelfPlay` interface over ``cfg.workers`` rollout actors on Ray."""
 
     def __init__(self, cfg, rules, net: PolicyValueNet):
+        start_ray(cfg.workers, cfg.ray_address or None)  # before Ray is imported here: it sets Ray's mode up
         import ray  # the scale extra: only a run with workers > 1 needs it
 
-        start_ray(cfg.workers, cfg.ray_address or None)
         self.ray, self.cfg, self.net = ray, cfg, net
         actor = ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker)
         self.actors = [actor.remote(cfg, rules.to_dict(), k) for k in range(cfg.workers)]

@@ -17,6 +17,7 @@ import yaml
 from cuatrola_env.cli import ArgumentParser
 
 from ..checkpoint import CheckpointError, read_checkpoint
+from ..parallel import ClusterError
 from .algorithms import ALGORITHMS, DEFAULT
 from .config import Algorithm, RunConfig, check_fields, check_resume_fields, flags, read_init
 
@@ -34,7 +35,7 @@ def main(argv=None) -> int:
         return _refuse(e)
     try:
         return train(algorithm, cfg, resume, ck, init)
-    except CheckpointError as e:  # a file the run reads as it goes (a resumed run's label data)
+    except (CheckpointError, ClusterError) as e:  # a file the run reads as it goes; a cluster it cannot join
         return _refuse(e)
 
 

@@ -7,6 +7,7 @@
 import sys
 
 from agents.training import main
+from cuatrola_env.cli import run_main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

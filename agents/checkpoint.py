@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from cuatrola_env.cli import ArgumentParser
+from cuatrola_env.cli import ArgumentParser, run_main
 from cuatrola_env.files import atomic_open, remove_stale_temporaries
 from cuatrola_env.observation import OBS_VERSION
 
@@ -174,7 +174,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))
 
 
 __all__ = ["CheckpointError", "check_archive", "convert", "load_safely", "read_checkpoint", "save_checkpoint", "to_arrays",

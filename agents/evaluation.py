@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cuatrola_env.cli import ArgumentParser
+from cuatrola_env.cli import ArgumentParser, run_main
 from cuatrola_env.game import Game
 from cuatrola_env.positions import random_deals
 from cuatrola_env.rules import CONTRACT_NAMES, get_rules
@@ -442,4 +442,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from cuatrola_env.cli import ArgumentParser
+from cuatrola_env.cli import ArgumentParser, run_main
 from cuatrola_env.files import atomic_open
 from cuatrola_env.observation import OBS_DIM, OBS_VERSION
 from cuatrola_env.rules import NUM_ACTIONS
@@ -161,4 +161,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -7,6 +7,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+from cuatrola_env.cli import run_main
+
 from . import foreign_agents
 
 #: each command's module and function
@@ -25,7 +27,7 @@ def launch(command: str) -> int:
         print(f"{command}: error: {problem}", file=sys.stderr)
         return 2
     module, function = COMMANDS[command]
-    return getattr(importlib.import_module(module), function)()  # by name: the check must come first
+    return run_main(getattr(importlib.import_module(module), function))  # by name: the check must come first
 
 
 def train() -> int:

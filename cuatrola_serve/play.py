@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from agents.models import ONNX_MODEL
-from cuatrola_env.cli import ArgumentParser
+from cuatrola_env.cli import ArgumentParser, run_main
 from cuatrola_env.rules import CONTRACT_NAMES, action_name, card_name, get_rules
 
 from .bot import Bot
@@ -130,4 +130,4 @@ def main(argv=None, input_fn=input, print_fn=print) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

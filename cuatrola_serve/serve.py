@@ -52,7 +52,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agents.models import ONNX_MODEL
-from cuatrola_env.cli import ArgumentParser
+from cuatrola_env.cli import ArgumentParser, run_main
 from cuatrola_env.rules import PRESETS, get_rules
 
 from .bot import LEVELS, Bot, BotStateError, replay_state, seat_state
@@ -422,4 +422,4 @@ def default_hosts(host: str) -> tuple[str, ...] | None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -37,3 +37,28 @@ def test_a_bad_input_is_one_line_and_exit_status_2(module, argv, says, capsys, t
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and err[0].startswith("error: ") and says in err[0], (code, err)
     assert not list(tmp_path.iterdir())
+
+
+def test_an_unexpected_failure_is_one_line_and_its_traceback_comes_with_debug(capsys):
+    from cuatrola_env.cli import run_main
+
+    def broken(argv):
+        raise RuntimeError("the disk is full\nmore detail")
+
+    assert run_main(broken, ["--seed", "1"]) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line == "error: RuntimeError: the disk is full (an unexpected failure: run again with --debug for the traceback)"
+    with pytest.raises(RuntimeError, match="the disk is full"):
+        run_main(broken, ["--debug"])
+    assert run_main(lambda argv: 0, []) == 0
+
+
+@pytest.mark.parametrize("module", ["agents.training.loop", "agents.evaluation", "cuatrola_serve.play", "cuatrola_serve.serve"])
+def test_every_command_takes_debug(module, capsys):
+    if module == "cuatrola_serve.serve":
+        pytest.importorskip("fastapi")
+    if module.startswith("agents.training"):
+        pytest.importorskip("torch")
+    with pytest.raises(SystemExit) as e:
+        importlib.import_module(module).main(["--help"])
+    assert e.value.code == 0 and "--debug" in capsys.readouterr().out

@@ -215,6 +215,12 @@ def test_a_run_says_where_its_logs_are_and_how_to_watch_them(tmp_path, capsys):
 
 
 def test_the_progress_bar_shows_the_phase_and_the_latest_evaluation(tmp_path, capsys):
+    """A bar per phase, each over its own decisions (so each ETA is at that phase's speed)."""
     assert train.main(["--config", "tiny", "--run-dir", str(tmp_path), "--eval-every", "1", "--eval-deals", "4"]) == 0
     err = capsys.readouterr().err
     assert "phase=imitation" in err and "phase=ppo" in err and "vs_heuristic=" in err
+    (run,) = list(tmp_path.iterdir())
+    cfg = read_checkpoint(str(run / "checkpoint.pt"))["config"]
+    warm = cfg["imitation_decisions"]
+    assert f"{run.name} imitation: 100%" in err and f"| {warm}/{warm} [" in err
+    assert f"{run.name} ppo: 100%" in err and f"| {cfg['total_decisions'] - warm}/{cfg['total_decisions'] - warm} [" in err

@@ -134,8 +134,8 @@ def run(cfg: PPOConfig, resume: str | None, ck: dict | None, init: dict | None, 
     def checkpoint():
         save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, learner, opt, rng, play, progress))
 
-    bar = tqdm(total=cfg.total_decisions, initial=progress.step, unit="dec", desc=run_name, file=sys.stderr, smoothing=0.1)
-    shown: dict[str, str] = {}  #: the bar's postfix: the phase and the latest evaluation against the heuristic
+    bars = PhaseBars(run_name, cfg, progress.step)
+    shown: dict[str, str] = {}  #: the bar's postfix: the latest evaluation against the heuristic
     last_checkpoint = time.time()
     with stop_signals() as stop:
         while progress.step < cfg.total_decisions and not stop["now"]:
@@ -146,9 +146,7 @@ def run(cfg: PPOConfig, resume: str | None, ck: dict | None, init: dict | None, 
             if learner is not net:
                 net.load_state_dict(learner.state_dict())  # the actors' CPU copy, refreshed every update
             progress.update += 1
-            bar.update(play.decisions_per_rollout)
-            shown["phase"] = "imitation" if imitating else "ppo"
-            bar.set_postfix(shown, refresh=False)
+            bars.update("imitation" if imitating else "ppo", progress.step, shown)
             log_update(writer, play, stats, returns, progress.update, progress.step, time.perf_counter() - started)
             if cfg.pool_frac > 0 and progress.update % cfg.pool_every == 0:
                 progress.add_to_pool(net, cfg.pool_size)
@@ -159,11 +157,38 @@ def run(cfg: PPOConfig, resume: str | None, ck: dict | None, init: dict | None, 
                 checkpoint()
                 last_checkpoint = time.time()
         checkpoint()
-    bar.close()
+    bars.close()
     writer.close()
     play.close()
     print(f"{'stopped' if stop['now'] else 'finished'}: {progress.step} decisions; checkpoint {run_dir / 'checkpoint.pt'}")
     return 0
+
+
+class PhaseBars:
+    """A progress bar per phase of a run, ``imitation`` (its first ``imitation_decisions``) then
+    ``ppo``, each over that phase's own decisions: its rate and ETA are the phase's own (imitation
+    runs at about half PPO's speed, so one bar over both would promise hours at first)."""
+
+    def __init__(self, run_name: str, cfg: PPOConfig, step: int):
+        warm = min(cfg.imitation_decisions, cfg.total_decisions)
+        self.spans = {"imitation": (0, warm), "ppo": (warm, cfg.total_decisions)}  #: each phase's first and end step
+        self.run_name, self.step, self.phase, self.bar = run_name, step, "", None
+
+    def update(self, phase: str, step: int, postfix: dict) -> None:
+        """The run is at ``step`` decisions, in ``phase``; ``postfix`` is shown beside the bar."""
+        if phase != self.phase:
+            self.close()
+            first, end = self.spans[phase]
+            self.bar = tqdm(total=end - first, initial=max(0, self.step - first), unit="dec", smoothing=0.1,
+                            desc=f"{self.run_name} {phase}", file=sys.stderr)
+            self.phase = phase
+        self.bar.update(step - self.step)
+        self.step = step
+        self.bar.set_postfix({"phase": phase, **postfix}, refresh=False)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 ALGORITHM = Algorithm("ppo", PPOConfig, resumable=PPO_RESUMABLE, resume_fields=RESUME_FIELDS, later=PPO_LATER,

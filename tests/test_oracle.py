@@ -232,6 +232,11 @@ def test_an_oracle_network_exports_its_policy_and_the_bot_plays_it(tmp_path):
 
 
 def test_a_run_shows_each_phase_as_it_goes(tmp_path, capsys):
-    assert train.main([*TINY, "--oracle-iterations", "1", "--run-dir", str(tmp_path)]) == 0
+    """A bar per phase (labelling, fitting); once evaluated, the labelling bar shows the latest result."""
+    assert train.main([*TINY, "--oracle-iterations", "2", "--eval-every", "1", "--eval-deals", "4",
+                       "--run-dir", str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert "playing and labelling 0" in err and "fitting" in err and "iteration 1:" in err
+    (shown,) = [line for line in err.splitlines() if line.startswith("iteration 1: against the heuristic")]
+    latest = shown.split("against the heuristic ")[1].split(" game points")[0]
+    assert f"vs_heuristic={latest}" in err.split("playing and labelling 1")[1]

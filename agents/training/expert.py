@@ -58,7 +58,7 @@ from ..search import BID_VALUATIONS, SearchAgent
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
 from .fitting import minibatch_passes, soft_targets, with_weights
 from .labels import MAX_DECISIONS, LabelStore, copy_given_data, hand_tasks, label_in_tasks, save_data
-from .report import evaluate_policy
+from .report import evaluate_policy, interval
 from .stopping import stop_signals
 
 
@@ -171,7 +171,7 @@ def _pack(records: list[dict], labels: list[tuple]) -> dict:
 
 
 def label(runner: Runner, net: PolicyValueNet, cfg: ExpertConfig, iteration: int, trained: bool,
-          stop: Callable[[], bool] = lambda: False) -> dict:
+          stop: Callable[[], bool] = lambda: False, postfix: dict | None = None) -> dict:
     """One iteration's data: ``cfg.expert_hands`` hands in tasks of ``cfg.label_per_task``
     (:class:`~agents.parallel.Stopped` once ``stop()``)."""
     weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
@@ -180,7 +180,8 @@ def label(runner: Runner, net: PolicyValueNet, cfg: ExpertConfig, iteration: int
                "margin": cfg.label_margin_coef, "bids": cfg.label_bids if trained else "solver"}
     split = hand_tasks(cfg.expert_hands, cfg.label_per_task, cfg.seed, iteration)
     tasks = [(weights, (cfg.hidden, cfg.layers), cfg.rules, options, seed, n) for seed, n in split]
-    return label_in_tasks(runner, label_hands, tasks, [n for _, n in split], f"labelling {iteration}", stop)
+    return label_in_tasks(runner, label_hands, tasks, [n for _, n in split], f"labelling {iteration}", stop,
+                          postfix)
 
 
 # ----------------------------------------------------------------------------- fitting
@@ -235,12 +236,13 @@ def run(cfg: ExpertConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
             writer.add_scalar(f"losses/{k}", x, len(obs))
         save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, 0, files, len(obs)))
     labels = sum(len(store.get(f)[2]) for f in files)
+    shown: dict[str, str] = {}  #: beside the labelling bar: the latest evaluation against the heuristic
     with Runner(cfg.workers, cfg.ray_address or None) as runner:
         while iteration < cfg.expert_iterations and not stop["now"]:
             started = time.perf_counter()
             before = snapshot(run_name, cfg, rules, net, opt, rng, iteration, files, labels)
             try:
-                data = label(runner, net, cfg, iteration, bool(iteration or cfg.init or files), lambda: stop["now"])
+                data = label(runner, net, cfg, iteration, bool(iteration or cfg.init or files), lambda: stop["now"], shown)
             except Stopped:  # Ctrl-C while labelling: the run as it was before this iteration
                 save_checkpoint(run_dir / "checkpoint.pt", before)
                 break
@@ -257,7 +259,7 @@ def run(cfg: ExpertConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
             writer.add_scalar("charts/labels_per_s", len(data["hand"]) / seconds, labels)
             writer.add_scalar("charts/fitted_decisions", len(obs), labels)
             if cfg.eval_every and iteration % cfg.eval_every == 0:
-                evaluate(writer, net, rules, cfg, labels)
+                shown["vs_heuristic"] = interval(evaluate(writer, net, rules, cfg, labels)["heuristic"])
             save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, iteration, files, labels))
             print(f"iteration {iteration}: {len(data['hand'])} labels ({len(data['hand']) / seconds:.0f}/s), fitted on "
                   f"{len(obs)}; " + ", ".join(f"{k} {x:.3f}" for k, x in stats.items()), file=sys.stderr)

@@ -204,10 +204,11 @@ def hand_tasks(total: int, per_task: int, seed: int, iteration: int) -> list[tup
 
 
 def label_in_tasks(runner: Runner, fn: Callable[..., dict], tasks: list[tuple], hands: list[int], desc: str,
-                   stop: Callable[[], bool]) -> dict:
+                   stop: Callable[[], bool], postfix: dict | None = None) -> dict:
     """``fn(*task)`` for each task (``hands[k]`` hands each) on the runner, with a progress bar in
-    hands, merged into one iteration's data (:class:`~agents.parallel.Stopped` once ``stop()``)."""
-    bar = tqdm(total=sum(hands), unit="hand", desc=desc, file=sys.stderr, leave=False)
+    hands (``postfix`` beside it: the run's latest evaluation), merged into one iteration's data
+    (:class:`~agents.parallel.Stopped` once ``stop()``)."""
+    bar = tqdm(total=sum(hands), unit="hand", desc=desc, file=sys.stderr, leave=False, postfix=postfix or None)
     try:
         parts = runner.map(fn, tasks, bar, hands, stop)
     finally:

@@ -73,7 +73,7 @@ from .labels import (
     replay_decisions,
     save_data,
 )
-from .report import evaluate_policy
+from .report import evaluate_policy, interval
 from .stopping import stop_signals
 
 WINDOW_FILE = "data/window.npz"
@@ -362,7 +362,7 @@ def held_out(net: PolicyValueNet, cfg: OracleConfig, o, m, v, owners) -> dict[st
 
 # ----------------------------------------------------------------------------- the run
 def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConfig, iteration: int,
-          rng: np.random.Generator, stop: Callable[[], bool] = lambda: False) -> dict:
+          rng: np.random.Generator, stop: Callable[[], bool] = lambda: False, postfix: dict | None = None) -> dict:
     """One iteration's data: ``cfg.oracle_hands`` hands in tasks of ``cfg.oracle_per_task``
     (:class:`~agents.parallel.Stopped` once ``stop()``)."""
     weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
@@ -373,7 +373,7 @@ def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConf
     tasks = [(weights, p, (cfg.hidden, cfg.layers), cfg.rules, options, seed, n)
              for (seed, n), p in zip(split, past, strict=True)]
     return label_in_tasks(runner, play_and_label, tasks, [n for _, n in split], f"playing and labelling {iteration}",
-                          stop)
+                          stop, postfix)
 
 
 def run(cfg: OracleConfig, run_name: str, run_dir: Path, net: PolicyValueNet, opt, rng: np.random.Generator,
@@ -383,12 +383,13 @@ def run(cfg: OracleConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
     rules = get_rules(cfg.rules)
     writer = SummaryWriter(str(run_dir))
     writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
+    shown: dict[str, str] = {}  #: beside the labelling bar: the latest evaluation against the heuristic
     with Runner(cfg.workers, cfg.ray_address or None) as runner:
         while iteration < cfg.oracle_iterations and not stop["now"]:
             started = time.perf_counter()
             before = snapshot(run_name, cfg, rules, net, opt, rng, iteration, pool, labels)
             try:
-                data = label(runner, net, pool, cfg, iteration, rng, lambda: stop["now"])
+                data = label(runner, net, pool, cfg, iteration, rng, lambda: stop["now"], shown)
             except Stopped:  # Ctrl-C while labelling: the run as it was before this iteration
                 save_data(run_dir / WINDOW_FILE, window.data)
                 save_checkpoint(run_dir / "checkpoint.pt", before)
@@ -404,9 +405,9 @@ def run(cfg: OracleConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
             _log(writer, stats, labels, iteration, len(data["hand"]) / seconds, len(window))
             writer.add_scalar("charts/learning_rate", learning_rate(cfg, iteration - 1), labels)
             if cfg.eval_every and iteration % cfg.eval_every == 0:
-                gp = evaluate(writer, net, rules, cfg, labels)["heuristic"]
-                print(f"iteration {iteration}: against the heuristic {gp['mean']:+.2f} [{gp['ci95'][0]:+.2f}, "
-                      f"{gp['ci95'][1]:+.2f}] game points a hand ({cfg.eval_deals} deals)", file=sys.stderr)
+                shown["vs_heuristic"] = interval(evaluate(writer, net, rules, cfg, labels)["heuristic"])
+                print(f"iteration {iteration}: against the heuristic {shown['vs_heuristic']} game points a hand "
+                      f"({cfg.eval_deals} deals)", file=sys.stderr)
             save_data(run_dir / WINDOW_FILE, window.data)
             save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, iteration, pool, labels))
             print(f"iteration {iteration}: {len(data['hand'])} labels ({len(data['hand']) / seconds:.0f}/s), window "

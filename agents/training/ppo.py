@@ -27,7 +27,7 @@ from ..network import PolicyValueNet
 from ..registry import is_plugin, make_agent
 from .actors import ShardedPlay
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
-from .report import evaluate_policy, log_update
+from .report import evaluate_policy, interval, log_update
 from .rollout import Progress, SelfPlay
 from .state import restore, snapshot
 from .stopping import stop_signals
@@ -151,8 +151,7 @@ def run(cfg: PPOConfig, resume: str | None, ck: dict | None, init: dict | None, 
             if cfg.pool_frac > 0 and progress.update % cfg.pool_every == 0:
                 progress.add_to_pool(net, cfg.pool_size)
             if cfg.eval_every and progress.update % cfg.eval_every == 0:
-                gp = evaluate_policy(writer, net, rules, cfg, progress.step)["heuristic"]
-                shown["vs_heuristic"] = f"{gp['mean']:+.2f} [{gp['ci95'][0]:+.2f}, {gp['ci95'][1]:+.2f}]"
+                shown["vs_heuristic"] = interval(evaluate_policy(writer, net, rules, cfg, progress.step)["heuristic"])
             if time.time() - last_checkpoint > 60 * cfg.checkpoint_minutes:
                 checkpoint()
                 last_checkpoint = time.time()

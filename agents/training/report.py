@@ -45,6 +45,11 @@ def log_bids(writer, log, step) -> None:
             writer.add_scalar(f"bids/{CONTRACT_NAMES[c]}_by_seat_{rel}", float(s2.mean()), step)
 
 
+def interval(gp: dict) -> str:
+    """A result's mean and 95% interval as the progress bars show it: ``+0.09 [+0.05, +0.13]``."""
+    return f"{gp['mean']:+.2f} [{gp['ci95'][0]:+.2f}, {gp['ci95'][1]:+.2f}]"
+
+
 def evaluate_policy(writer, net, rules, cfg: RunConfig, step: int) -> dict:
     """Duplicate evaluation of the current policy against random and heuristic."""
     deals = random_deals(cfg.eval_deals, 12345)

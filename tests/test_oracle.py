@@ -240,3 +240,21 @@ def test_a_run_shows_each_phase_as_it_goes(tmp_path, capsys):
     (shown,) = [line for line in err.splitlines() if line.startswith("iteration 1: against the heuristic")]
     latest = shown.split("against the heuristic ")[1].split(" game points")[0]
     assert f"vs_heuristic={latest}" in err.split("playing and labelling 1")[1]
+
+
+def test_a_recipe_in_stages_goes_on_from_the_first_stages_final_network(tmp_path):
+    """``then``: once the oracle run finishes, the preset named goes on from its checkpoint (as
+    --init), with its rules, seed and network size; a next stage that names no preset is refused
+    before anything runs."""
+    stage = tmp_path / "finetune.yaml"
+    stage.write_text("algorithm: ppo\nexp_name: stage2\nnum_envs: 32\nnum_steps: 8\ntotal_decisions: 512\n"
+                     "imitation_decisions: 0\nheuristic_frac: 0.0\neval_every: 0\n")
+    runs = tmp_path / "runs"
+    assert train.main([*TINY, "--oracle-iterations", "1", "--then", str(stage), "--run-dir", str(runs)]) == 0
+    first, second = sorted(runs.iterdir(), key=lambda d: d.name.startswith("stage2"))
+    assert second.name.startswith("stage2_1_")
+    ck = read_checkpoint(str(second / "checkpoint.pt"))
+    assert ck["config"]["init"] == str(first / "checkpoint.pt") and ck["config"]["algorithm"] == "ppo"
+    assert ck["config"]["hidden"] == 16 and ck["step"] >= 512
+    assert train.main([*TINY, "--then", "no_such_preset", "--run-dir", str(tmp_path / "refused")]) == 2
+    assert not (tmp_path / "refused").exists()

@@ -47,6 +47,8 @@ class RunConfig:
     run_dir: str = option("runs", "where runs are written")
     init: str = option("", "fine-tune: start from the network in this checkpoint or model file (fresh optimiser; any "
                            "rules preset)")
+    then: str = option("", "once this run finishes, go on with this preset (a name or a YAML file) from this run's "
+                           "final network (its --init; the same rules, seed and network size): a recipe in stages")
 
     def __post_init__(self):
         """Each field of the type of its default (an integer where a float is asked is taken as one;
@@ -76,14 +78,14 @@ def check_counts(cfg: RunConfig, *names: str) -> None:
 
 
 #: fields of every run that a resumed run may change: how long it runs, how it reports, where it runs
-RESUMABLE = ("checkpoint_minutes", "eval_every", "eval_deals", "torch_threads", "device", "ray_address")
+RESUMABLE = ("checkpoint_minutes", "eval_every", "eval_deals", "torch_threads", "device", "ray_address", "then")
 
 #: config fields a checkpoint's data must never choose on resume: a cluster to reach (taken from the
 #: command line only, else a local Ray)
 FROM_COMMAND_LINE = ("ray_address",)
 
 #: fields added after checkpoints were first written, with the value every older run had
-LATER_FIELDS = {"algorithm": "ppo", "device": "auto", "workers": 1, "ray_address": ""}
+LATER_FIELDS = {"algorithm": "ppo", "device": "auto", "workers": 1, "ray_address": "", "then": ""}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,6 +105,8 @@ class Algorithm:
     #: ``check_resume(saved, given)``: ``CheckpointError`` for what a checkpoint's data may not choose
     #: unless the command line names it again (beyond :data:`FROM_COMMAND_LINE`, which is never taken)
     check_resume: Callable = lambda saved, given: None
+    #: ``finished(checkpoint)``: whether the run of that checkpoint went to its end (not stopped early)
+    finished: Callable = lambda ck: True
 
     def resumed(self, saved: dict, given: dict) -> RunConfig:
         """A checkpoint's config with the flags ``given`` (see :func:`resumed_config`)."""

@@ -328,6 +328,7 @@ def start(cfg: ExpertConfig, resume: str | None, ck: dict | None, init: dict | N
 
 ALGORITHM = Algorithm("expert", ExpertConfig, resumable=EXPERT_RESUMABLE, resume_fields=RESUME_FIELDS,
                       later=EXPERT_LATER, check=check, check_checkpoint=check_checkpoint,
-                      init_weights=lambda model: model, run=start)
+                      init_weights=lambda model: model, run=start,
+                      finished=lambda ck: ck["iteration"] >= ck["config"]["expert_iterations"])
 
 __all__ = ["ALGORITHM", "ExpertConfig"]

@@ -55,7 +55,19 @@ def train(algorithm: Algorithm, cfg: RunConfig, resume: str | None, ck: dict | N
     np.random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
-    return algorithm.run(cfg, resume, ck, init, run_name, run_dir, np.random.default_rng(cfg.seed))
+    status = algorithm.run(cfg, resume, ck, init, run_name, run_dir, np.random.default_rng(cfg.seed))
+    if status or not cfg.then or not algorithm.finished(read_checkpoint(str(run_dir / "checkpoint.pt"))):
+        return status
+    print(f"{run_name} finished; its next stage: --config {cfg.then}", file=sys.stderr, flush=True)
+    return main(next_stage(cfg, run_dir))
+
+
+def next_stage(cfg: RunConfig, run_dir: Path) -> list[str]:
+    """The arguments of the stage after the run in ``run_dir`` (``cfg.then``): its preset, started from
+    the run's final network, with the run's rules, seed, network size, runs folder and cluster."""
+    argv = ["--config", cfg.then, "--init", str(run_dir / "checkpoint.pt"), "--rules", cfg.rules, "--seed", str(cfg.seed),
+            "--hidden", str(cfg.hidden), "--layers", str(cfg.layers), "--run-dir", str(run_dir.parent)]
+    return argv + (["--ray-address", cfg.ray_address] if cfg.ray_address else [])
 
 
 # ----------------------------------------------------------------------------- the config
@@ -89,11 +101,20 @@ def parse_config(argv=None) -> tuple[RunConfig, str | None, dict | None]:
         check_resume_fields(ck, a.resume, algorithm.resume_fields)
         saved = check_fields(ck, a.resume, algorithm.config, algorithm.later, _other_fields(algorithm))
         algorithm.check_checkpoint({**ck, "config": saved}, a.resume)
-        return algorithm.resumed(saved, values), a.resume, ck
+        cfg = algorithm.resumed(saved, values)
+        _check_then(cfg)
+        return cfg, a.resume, ck
     cfg = algorithm.config(**values)
     cfg.check()
     algorithm.check(cfg)
+    _check_then(cfg)
     return cfg, None, None
+
+
+def _check_then(cfg: RunConfig) -> None:
+    """A next stage that names no preset is refused before the run starts, not after it."""
+    if cfg.then:
+        _preset(cfg.then)
 
 
 #: the presets shipped with the package (the repository's configs/), by name

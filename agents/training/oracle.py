@@ -507,6 +507,7 @@ def init_weights(model: dict) -> dict:
 
 ALGORITHM = Algorithm("oracle", OracleConfig, resumable=ORACLE_RESUMABLE, resume_fields=RESUME_FIELDS,
                       later=ORACLE_LATER, check=check, check_checkpoint=check_checkpoint,
-                      init_weights=init_weights, run=start)
+                      init_weights=init_weights, run=start,
+                      finished=lambda ck: ck["iteration"] >= ck["config"]["oracle_iterations"])
 
 __all__ = ["ALGORITHM", "OracleConfig", "oracle_values", "play_and_label"]

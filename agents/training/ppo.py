@@ -192,6 +192,6 @@ class PhaseBars:
 
 ALGORITHM = Algorithm("ppo", PPOConfig, resumable=PPO_RESUMABLE, resume_fields=RESUME_FIELDS, later=PPO_LATER,
                       check=check, check_checkpoint=check_checkpoint, init_weights=init_weights, run=run,
-                      check_resume=check_resume)
+                      check_resume=check_resume, finished=lambda ck: ck["step"] >= ck["config"]["total_decisions"])
 
 __all__ = ["ALGORITHM", "PPOConfig"]

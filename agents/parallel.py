@@ -61,7 +61,7 @@ def start_ray(workers: int, address: str | None = None) -> bool:
         join_cluster(ray, address, env)
     else:
         require_local_token()
-        ray.init(num_cpus=workers, include_dashboard=False, runtime_env=env, log_to_driver=False)
+        ray.init(address="local", num_cpus=workers, include_dashboard=False, runtime_env=env, log_to_driver=False)
     return True
 
 

@@ -28,7 +28,8 @@ from cuatrola_env.rules import CUATROLA, NUM_CARDS, get_rules  # noqa: E402
 
 OPTIONS = {"temperature": 1.0, "heuristic_frac": 0.0, "past_frac": 0.0, "margin": 0.0, "bids": "solver"}
 TINY = ["--algorithm", "oracle", "--oracle-hands", "40", "--oracle-per-task", "20", "--hidden", "16",
-        "--eval-every", "0", "--fit-batch", "64", "--oracle-past-frac", "0.5", "--oracle-window", "300", "--lr-final", "0.0001"]
+        "--eval-every", "0", "--fit-batch", "64", "--oracle-past-frac", "0.5", "--oracle-window", "300", "--lr-final", "0.0001",
+        "--workers", "1", "--then", ""]
 
 
 def fresh_weights(seed: int = 0) -> dict:
@@ -201,7 +202,7 @@ def test_the_learning_rate_decays_linearly_to_its_final_value_at_the_last_iterat
     rates = [oracle.learning_rate(cfg, i) for i in range(10)]
     assert rates[0] == pytest.approx(1e-3) and rates[-1] == pytest.approx(1e-4)
     assert np.allclose(np.diff(rates), -1e-4)
-    assert oracle.learning_rate(oracle.OracleConfig(learning_rate=1e-3), 7) == 1e-3  # lr_final below 0: constant
+    assert oracle.learning_rate(oracle.OracleConfig(learning_rate=1e-3, lr_final=-1.0), 7) == 1e-3  # below 0: constant
 
 
 def test_oracle_config_refuses_impossible_shares(capsys):

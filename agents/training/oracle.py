@@ -89,11 +89,13 @@ class OracleConfig(RunConfig):
     algorithm: str = option("oracle", RunConfig.__dataclass_fields__["algorithm"].metadata["help"])
     exp_name: str = option("cuatrola_oracle", "run name prefix: runs/<exp_name>_<seed>_<time>")
     hidden: int = option(256, "hidden units per layer")
-    eval_every: int = option(2, "evaluate every N iterations (0: never)")
-    oracle_iterations: int = option(24, "play-label-fit iterations")
+    eval_every: int = option(6, "evaluate every N iterations (0: never)")
+    workers: int = option(2, RunConfig.__dataclass_fields__["workers"].metadata["help"])
+    then: str = option("finetune", RunConfig.__dataclass_fields__["then"].metadata["help"])
+    oracle_iterations: int = option(30, "play-label-fit iterations")
     oracle_hands: int = option(12_000, "hands played and labelled per iteration")
     oracle_per_task: int = option(1_000, "hands per task (stepped at once, the network's inference batched)")
-    oracle_window: int = option(800_000, "labelled decisions kept for fitting (the latest; the replay window)")
+    oracle_window: int = option(1_000_000, "labelled decisions kept for fitting (the latest; the replay window)")
     oracle_temperature: float = option(1.0, "temperature of the network's sampled play")
     oracle_heuristic_frac: float = option(0.0, "share of games in which one team is the heuristic bot")
     oracle_past_frac: float = option(0.2, "share of games in which one team is a past network of this run")
@@ -107,7 +109,7 @@ class OracleConfig(RunConfig):
     owner_coef: float = option(0.5, "weight of the card-location head's cross-entropy")
     fit_epochs: int = option(1, "passes over the window per iteration")
     fit_batch: int = option(1024, "minibatch size")
-    lr_final: float = option(-1.0, "learning rate of the last iteration, reached linearly from learning_rate "
+    lr_final: float = option(5e-5, "learning rate of the last iteration, reached linearly from learning_rate "
                                    "(below 0: learning_rate throughout)")
 
 
@@ -117,7 +119,7 @@ ORACLE_RESUMABLE = RESUMABLE + ("oracle_iterations", "workers")
 #: what an oracle checkpoint to resume from holds
 RESUME_FIELDS = ("run_name", "config", "optimizer", "iteration", "rng", "torch_rng", "pool", "labels")
 
-ORACLE_LATER = dict(LATER_FIELDS)
+ORACLE_LATER = {**LATER_FIELDS, "lr_final": -1.0}  #: runs from before the learning rate decayed kept it
 
 
 def network(hidden: int, layers: int, weights: dict | None = None) -> PolicyValueNet:

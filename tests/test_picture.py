@@ -74,7 +74,8 @@ def test_record_video_writes_a_video_of_each_hand(tmp_path):
     pytest.importorskip("moviepy")
     from gymnasium.wrappers import RecordVideo
 
-    env = RecordVideo(gymnasium.make("Cuatrola-v0", render_mode="rgb_array"), str(tmp_path),
+    folder = tmp_path / "videos"  # RecordVideo warns of a folder that exists
+    env = RecordVideo(gymnasium.make("Cuatrola-v0", render_mode="rgb_array"), str(folder),
                       episode_trigger=lambda episode: True, name_prefix="hand")
     rng = np.random.default_rng(0)
     for hand in range(2):
@@ -83,9 +84,9 @@ def test_record_video_writes_a_video_of_each_hand(tmp_path):
         while not done:
             obs, r, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
     env.close()
-    videos = sorted(p.name for p in tmp_path.glob("*.mp4"))
+    videos = sorted(p.name for p in folder.glob("*.mp4"))
     assert videos == ["hand-episode-0.mp4", "hand-episode-1.mp4"]
-    assert all((tmp_path / v).stat().st_size > 1000 for v in videos)
+    assert all((folder / v).stat().st_size > 1000 for v in videos)
 
 
 def test_a_vector_environments_terminal_mask_lets_the_first_legal_action_idiom_go_on():

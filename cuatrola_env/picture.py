@@ -101,20 +101,25 @@ def render_rgb(s: State, rules: Rules, seat: int | None = None, i: int = 0, resu
     image = Image.new("RGB", (WIDTH, HEIGHT), FELT)
     d = ImageDraw.Draw(image)
     bottom = 0 if seat is None else seat
+    trick = dict(trick_in_play(s, i)) if s.phase[i] != BIDDING else {}  #: seat -> the card it played to the trick
     for k in range(4):
-        _seat(d, s, i, (bottom + k) % 4, PLACES[k], seat)
+        p = (bottom + k) % 4
+        _seat(d, s, i, p, PLACES[k], seat, side=k % 2 == 1, played=trick.get(p))
     _header(d, s, rules, i)
     _footer(d, s, i, result)
     return np.asarray(image, dtype=np.uint8)
 
 
-def _seat(d: ImageDraw.ImageDraw, s: State, i: int, p: int, place: tuple, viewer: int | None) -> None:
+def _seat(d: ImageDraw.ImageDraw, s: State, i: int, p: int, place: tuple, viewer: int | None, side: bool,
+          played: int | None) -> None:
+    """Seat ``p``'s hand, label and card in the trick (``played``) at ``place``; ``side``: to the left
+    or right of the bottom seat."""
     hx, hy, lx, ly, tx, ty = place
     held = cards_of(int(s.hands[i, p]))
     muestra = int(s.muestra[i])  # the muestra, face up, is seen in the dealer's hand by every seat
     backs = [None] * (len(held) - (muestra in held))
     shown = held if viewer is None or viewer == p else [muestra] * (muestra in held) + backs
-    step = CARD_W + 4 if p % 2 == (viewer or 0) % 2 else 22  # the side seats' cards overlap, to fit
+    step = 22 if side else CARD_W + 4  # the side seats' cards overlap, to fit
     _row(d, hx, hy, shown, step)
     bid = int(s.bids[i, p])
     label = f"player_{p} (team {p % 2})  bid: {'-' if bid < 0 else CONTRACT_NAMES[bid]}  tricks: {int(s.tricks_won[i, p])}"
@@ -123,9 +128,8 @@ def _seat(d: ImageDraw.ImageDraw, s: State, i: int, p: int, place: tuple, viewer
     if p == int(s.current[i]) and s.phase[i] != DONE:
         label = "> " + label
     d.text((lx, ly), label, fill=INK, font=SMALL, anchor="mm")
-    for q, c in (trick_in_play(s, i) if s.phase[i] != BIDDING else []):
-        if q == p:
-            _card(d, tx, ty, c)
+    if played is not None:
+        _card(d, tx, ty, played)
 
 
 def _header(d: ImageDraw.ImageDraw, s: State, rules: Rules, i: int) -> None:

@@ -68,15 +68,20 @@ def random_position(seed: int, low: int, high: int):
     return game
 
 
+def free_port() -> int:
+    """A loopback port no one listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 @contextmanager
 def running_server(app, **config):
     """``app`` served by uvicorn (``config``: more ``uvicorn.Config`` options) on a free loopback
     port, in a thread; yields the port and stops the server after."""
     import uvicorn  # the serve extra; only the service tests call this
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **config))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()

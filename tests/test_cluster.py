@@ -18,16 +18,11 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import free_port
 
 pytest.importorskip("ray")
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ["heuristic", "random", "--deals", "20", "--matches", "2", "--seed", "5", "--no-progress"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,13 @@
 "use strict";
 const SUITS = ["oros", "copas", "espadas", "bastos"];
 const RANKS = ["Sota", "Caballo", "Rey", "3", "As"];  // a card's corner
+const RANK_NAMES = ["Sota", "Caballo", "Rey", "Tres", "As"];  // a card's name, the Spanish deck's in both languages
 const CONTRACTS = ["pass", "solo", "cuatrola", "quintola"];  // the service's names of the bids
 // Every string of the page, in English and Spanish. Cards keep the Spanish deck's names in both.
 const STRINGS = {
   en: {
     seat_label: "Your seat", bots_label: "Bots", rules_label: "Rules", target_label: "Target", new_game: "New game",
     start: 'Press "New game" to start.', error: "Error: ",
-    ranks: ["Sota", "Caballo", "Rey", "Tres", "As"], of: "de",
     bids: { pass: "pass", solo: "solo", cuatrola: "cuatrola", quintola: "quintola" },
     levels: { master: "master", expert: "expert", strong: "strong", medium: "medium", easy: "easy",
               beginner: "beginner", heuristic: "heuristic", random: "random" },
@@ -28,7 +28,6 @@ const STRINGS = {
   es: {
     seat_label: "Tu asiento", bots_label: "Bots", rules_label: "Reglas", target_label: "Partida a", new_game: "Nueva partida",
     start: "Pulsa «Nueva partida» para empezar.", error: "Error: ",
-    ranks: ["Sota", "Caballo", "Rey", "Tres", "As"], of: "de",
     bids: { pass: "paso", solo: "solo", cuatrola: "cuatrola", quintola: "quintola" },
     levels: { master: "maestro", expert: "experto", strong: "fuerte", medium: "medio", easy: "fácil",
               beginner: "principiante", heuristic: "heurístico", random: "al azar" },
@@ -60,7 +59,7 @@ let game = null;
 let eventLog = [];  // every event of this game so far, to write the log again in another language
 const $ = (id) => document.getElementById(id);
 const suitOf = (c) => SUITS[Math.floor(c / 5)];
-const cardName = (c) => `${T().ranks[c % 5]} ${T().of} ${suitOf(c)}`;
+const cardName = (c) => `${RANK_NAMES[c % 5]} de ${suitOf(c)}`;
 const actionName = (a) => (a < 20 ? cardName(a) : bidName(CONTRACTS[a - 20]));
 
 function cardEl(c, opts = {}) {

@@ -177,3 +177,26 @@ def test_partner_sighted_worlds_hold_the_partners_true_hand():
             varied += len({tuple(w) for w in worlds}) > 1
             g.step(int(rng.choice(g.legal_actions())))
     assert varied > 30
+
+
+def test_split_agent_bids_as_one_agent_and_plays_as_the_other():
+    """examples/split_agent.py: every bid is the bidder's choice and every card the player's,
+    on deals drawn here (random bids would often differ from the heuristic's)."""
+    split = make_agent("examples.split_agent:SplitAgent,bidder=heuristic,player=random", seed=3)
+    heuristic, rnd = make_agent("heuristic"), make_agent("random")
+    bids = plays = 0
+    for seed in range(40):
+        g = Game(seed=seed)
+        split.reset(seed)
+        rnd.reset(seed)
+        while not g.over:
+            v = seat_view(g)
+            a = split.act(v)
+            if v.phase == 0:
+                assert a == heuristic.act(v)
+                bids += 1
+            else:
+                assert a == rnd.act(v)  # the same seed, the same draws
+                plays += 1
+            g.step(a)
+    assert bids >= 160 and plays >= 400

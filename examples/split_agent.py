@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from agents.base import Agent, SeatView
 from agents.registry import make_agent
-
-BIDDING = 0  #: ``SeatView.phase`` while the seats bid
+from cuatrola_env.engine import BIDDING
 
 
 class SplitAgent(Agent):

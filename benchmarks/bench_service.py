@@ -5,6 +5,7 @@
     python benchmarks/bench_service.py --slow-headers 1050 --flood 60 --rate 200 --seconds 10 --runs 3  # + an attacker
     python benchmarks/bench_service.py --bot-only                                   # Bot.decide in-process
     python benchmarks/bench_service.py --bot-only --level master --states 500       # the searching level
+    python benchmarks/bench_service.py --bot-only --rules traditional               # states of traditional games
 
 Starts ``cuatrola-serve`` in a subprocess (its default limits), waits until ``/v1/health``
 says the search workers are ready, warms up for 2 s, then sends ``POST /v1/act`` requests at
@@ -42,12 +43,12 @@ from cuatrola_serve.bot import seat_state
 TIMEOUT = 5.0  #: seconds before a request counts as timed out
 
 
-def state_pool(n: int, seed: int = 0) -> list[dict]:
-    """``n`` JSON states of seats to act, from random games (bids and card play)."""
+def state_pool(n: int, seed: int = 0, rules: str = "online") -> list[dict]:
+    """``n`` JSON states of seats to act, from random games under ``rules`` (bids and card play)."""
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < n:
-        game = Game(seed=int(rng.integers(2**31)))
+        game = Game(rules=rules, seed=int(rng.integers(2**31)))
         while not game.over and len(out) < n:
             out.append(seat_state(game))
             game.step(int(rng.choice(game.legal_actions())))
@@ -237,8 +238,9 @@ def main(argv=None) -> int:
     p.add_argument("--bot-only", action="store_true", help="time Bot.decide in-process (no HTTP) instead")
     p.add_argument("--level", default="expert", help="with --bot-only: the level timed (master: search)")
     p.add_argument("--states", type=int, default=2000, help="game states in the pool")
+    p.add_argument("--rules", default="online", help="the preset of the games the states come from (each state names it)")
     a = p.parse_args(argv)
-    states = state_pool(a.states)
+    states = state_pool(a.states, rules=a.rules)
     if a.bot_only:
         return bot_only(a, states)
     server = subprocess.Popen([sys.executable, "-m", "cuatrola_serve.serve", "--model", a.model, "--port", str(a.port)])

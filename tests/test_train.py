@@ -127,6 +127,19 @@ def test_init_fine_tunes_from_a_checkpoint(tmp_path, capsys):
     assert refused(capsys, "no checkpoint or model file")
 
 
+def test_init_takes_the_network_shape_of_its_file_unless_a_flag_or_preset_sets_it(tmp_path):
+    shipped = str(ROOT / "agents/models/cuatrola.pt")
+    shape = read_checkpoint(shipped)["config"]
+    cfg, _, _ = train.parse_config(["--algorithm", "ppo", "--init", shipped, "--run-dir", str(tmp_path)])
+    assert (cfg.hidden, cfg.layers) == (shape["hidden"], shape["layers"]) != (32, 2)
+    cfg, _, _ = train.parse_config(["--algorithm", "ppo", "--init", shipped, "--hidden", "32"])
+    assert cfg.hidden == 32, "a flag names the shape (and read_init then refuses the mismatch)"
+    cfg, _, _ = train.parse_config(["--config", "tiny", "--init", shipped])
+    assert cfg.hidden == 32, "so does a preset"
+    cfg, _, _ = train.parse_config(["--algorithm", "ppo"])
+    assert cfg.hidden == 128, "without --init the default shape"
+
+
 def test_sweep_trains_variants_side_by_side_and_ranks_them(tmp_path):
     """experiments/sweep.py: each variant's flags reach its own run, which is stopped at the deadline
     by SIGINT (checkpoint written as on Ctrl-C), slimmed and evaluated on the same deals."""

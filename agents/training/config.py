@@ -168,7 +168,8 @@ def read_init(cfg: RunConfig) -> dict:
     if (shape.get("hidden"), shape.get("layers")) != (cfg.hidden, cfg.layers):
         raise CheckpointError(
             f"{cfg.init} holds a network of {shape.get('layers')} layers of {shape.get('hidden')} units; "
-            f"this run builds {cfg.layers} of {cfg.hidden} (set --hidden and --layers to match)")
+            f"this run builds {cfg.layers} of {cfg.hidden} (set --hidden and --layers to match, "
+            "or leave both unset to take the file's)")
     return init["model"]
 
 

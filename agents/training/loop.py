@@ -104,11 +104,20 @@ def parse_config(argv=None) -> tuple[RunConfig, str | None, dict | None]:
         cfg = algorithm.resumed(saved, values)
         _check_then(cfg)
         return cfg, a.resume, ck
-    cfg = algorithm.config(**values)
+    cfg = algorithm.config(**{**_init_shape(values), **values})
     cfg.check()
     algorithm.check(cfg)
     _check_then(cfg)
     return cfg, None, None
+
+
+def _init_shape(values: dict) -> dict:
+    """The network shape (``hidden``, ``layers``) of the file ``--init`` names, for a new run whose flags
+    and preset leave it unset: fine-tuning a network needs no flag repeating its size."""
+    if not values.get("init"):
+        return {}
+    shape = read_checkpoint(values["init"]).get("config")
+    return {k: shape[k] for k in ("hidden", "layers") if k in shape} if isinstance(shape, dict) else {}
 
 
 def _check_then(cfg: RunConfig) -> None:

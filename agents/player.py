@@ -13,7 +13,8 @@ and the player inside the bot service's :class:`cuatrola_serve.bot.Bot`. Each ga
 the policy trained under the rules most like the game's (:func:`agents.policy.policy_for`); a
 level (:data:`agents.policy.LEVELS`) says how to choose from it: greedily, by sampling at a
 temperature with a share of random card plays, or, at ``master``, by the search of
-:class:`agents.search.SearchAgent` over that policy.
+:class:`agents.search.SearchAgent` over that policy: ``worlds`` deals drawn from ``candidates``
+(:data:`agents.policy.MASTER_SEARCH` unless given: ``bot:level=master,worlds=128``).
 """
 
 from __future__ import annotations
@@ -25,19 +26,22 @@ from cuatrola_env.rules import NUM_ACTIONS
 from .base import Agent, SeatView
 from .models import ONNX_MODEL
 from .policy import LEVELS, MASTER_SEARCH, OnnxPolicy, check_level, load_policies, policy_for, sample_actions
-from .search import SearchAgent
+from .search import SearchAgent, SearchOptions
 
 
 class PolicyPlayer(Agent):
     """A player at ``level`` from the ONNX model at ``path`` (the default: the shipped model of
     each rules preset), or from ``policies`` already loaded (the first is the default)."""
 
-    OPTIONS = {"path": str, "level": str}
+    OPTIONS = {"path": str, "level": str, "worlds": int, "candidates": int}
 
     def __init__(self, seed=None, path: str = str(ONNX_MODEL), level: str = "expert",
-                 policies: list[OnnxPolicy] | None = None):
+                 policies: list[OnnxPolicy] | None = None, worlds: int = MASTER_SEARCH["worlds"],
+                 candidates: int = MASTER_SEARCH["candidates"]):
         super().__init__(seed)
         check_level(level)
+        SearchOptions(worlds=worlds, candidates=candidates)  # a bad value is refused now, naming it
+        self.search_options = {"worlds": worlds, "candidates": candidates}  #: the master level's search
         self.policies = list(policies) if policies is not None else load_policies(path)
         self.level = level
         self._searches: dict[int, SearchAgent] = {}
@@ -54,7 +58,7 @@ class PolicyPlayer(Agent):
 
     def with_level(self, level: str, seed=None) -> PolicyPlayer:
         """The same policies (loaded once) at another level, with its own seed."""
-        return PolicyPlayer(seed, level=level, policies=self.policies)
+        return PolicyPlayer(seed, level=level, policies=self.policies, **self.search_options)
 
     def reset(self, seed=None) -> None:
         super().reset(seed)
@@ -66,7 +70,7 @@ class PolicyPlayer(Agent):
         k = self.policies.index(policy)
         if k not in self._searches:
             self._searches[k] = SearchAgent(seed=int(self.rng.integers(2**31)), policy=policy, play="pimc",
-                                            **MASTER_SEARCH)
+                                            **self.search_options)
         return self._searches[k]
 
     def probabilities(self, view: SeatView) -> np.ndarray:

@@ -6,6 +6,7 @@
     python benchmarks/bench_service.py --bot-only                                   # Bot.decide in-process
     python benchmarks/bench_service.py --bot-only --level master --states 500       # the searching level
     python benchmarks/bench_service.py --bot-only --rules traditional               # states of traditional games
+    python benchmarks/bench_service.py --bot-only --level master --worlds 128       # master with another search size
 
 Starts ``cuatrola-serve`` in a subprocess (its default limits), waits until ``/v1/health``
 says the search workers are ready, warms up for 2 s, then sends ``POST /v1/act`` requests at
@@ -155,7 +156,8 @@ def _line(name: str, r: dict) -> str:
 def bot_only(a, states) -> int:
     from cuatrola_serve.bot import Bot
 
-    bot = Bot.load(a.model, level=a.level)
+    search = {k: v for k in ("worlds", "candidates") if (v := getattr(a, k)) is not None}
+    bot = Bot.load(a.model, level=a.level, **search)
     for s in states[:100]:  # warm-up (and, for master, the solver's compilation)
         bot.decide(s)
     per_run = []
@@ -172,7 +174,7 @@ def bot_only(a, states) -> int:
         print(f"run {k + 1}: {len(states)} states, median {per_run[-1][0]:.3f} ms, p99 {per_run[-1][1]:.3f} ms "
               f"(bids {per_run[-1][2]:.3f} ms, card plays {per_run[-1][3]:.3f} ms)")
     med = [statistics.median(r[i] for r in per_run) for i in range(4)]
-    print(f"median of {a.runs} runs, level {a.level}: decide() median {med[0]:.3f} ms, p99 {med[1]:.3f} ms; "
+    print(f"median of {a.runs} runs, level {a.level}{search or ''}: decide() median {med[0]:.3f} ms, p99 {med[1]:.3f} ms; "
           f"bids {med[2]:.3f} ms, card plays {med[3]:.3f} ms ({bidding.sum()} bid and {(~bidding).sum()} play states)")
     return 0
 
@@ -238,6 +240,8 @@ def main(argv=None) -> int:
     p.add_argument("--bot-only", action="store_true", help="time Bot.decide in-process (no HTTP) instead")
     p.add_argument("--level", default="expert", help="with --bot-only: the level timed (master: search)")
     p.add_argument("--states", type=int, default=2000, help="game states in the pool")
+    p.add_argument("--worlds", type=int, help="with --bot-only --level master: deals drawn (default: master's)")
+    p.add_argument("--candidates", type=int, help="with --bot-only --level master: deals weighed (default: master's)")
     p.add_argument("--rules", default="online", help="the preset of the games the states come from (each state names it)")
     a = p.parse_args(argv)
     states = state_pool(a.states, rules=a.rules)

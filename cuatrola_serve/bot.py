@@ -273,11 +273,13 @@ class Bot:
         self.player = player
 
     @classmethod
-    def load(cls, path: str | Path = ONNX_MODEL, level: str = "expert", seed: int | None = None, threads: int = 1) -> Bot:
+    def load(cls, path: str | Path = ONNX_MODEL, level: str = "expert", seed: int | None = None, threads: int = 1,
+             **search) -> Bot:
         """Load the model at ``path`` (default: the shipped ones, one per rules preset) and its card,
         checked before anything plays (:meth:`agents.policy.OnnxPolicy.load`; :class:`ModelError` names
-        what does not fit)."""
-        return cls(PolicyPlayer(seed, level=level, policies=load_policies(path, threads)))
+        what does not fit). ``search``: ``worlds`` and ``candidates`` of level master's search (default
+        :data:`agents.policy.MASTER_SEARCH`)."""
+        return cls(PolicyPlayer(seed, level=level, policies=load_policies(path, threads), **search))
 
     @property
     def level(self) -> str:

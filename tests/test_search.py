@@ -278,6 +278,23 @@ def test_master_level_searches_with_its_documented_settings(onnx_model):
     assert (s.worlds, s.candidates, s.play) == (MASTER_SEARCH["worlds"], MASTER_SEARCH["candidates"], "pimc")
 
 
+def test_master_search_size_is_an_option_of_the_bot_and_its_spec(onnx_model):
+    from agents import make_agent
+    from cuatrola_serve.bot import Bot
+
+    bot = Bot.load(onnx_model, level="master", worlds=7, candidates=21)
+    s = bot.player.search(bot.policy)
+    assert (s.worlds, s.candidates, s.play) == (7, 21, "pimc")
+    other = bot.player.with_level("master").search(bot.policy)
+    assert (other.worlds, other.candidates) == (7, 21), "another level of the same player keeps the size"
+    agent = make_agent(f"bot:path={onnx_model},level=master,worlds=9,candidates=30")
+    assert (agent.search(agent.policy).worlds, agent.search(agent.policy).candidates) == (9, 30)
+    with pytest.raises(ValueError, match="worlds must be at least 1"):
+        Bot.load(onnx_model, level="master", worlds=0)
+    with pytest.raises(ValueError, match="candidates must be at least 1"):
+        make_agent(f"bot:path={onnx_model},level=expert,candidates=0")
+
+
 def test_solver_weight_blends_each_bids_double_dummy_result_into_the_rollouts(onnx_model):
     """``solver_weight=1`` bids as PIMC does over the same drawn worlds (each contract solved
     double-dummy, the seats after pass); 0 is the rollouts alone; in between mixes the two values."""

@@ -48,7 +48,7 @@ master     searches every decision (:mod:`agents.search`): deals of the
            hidden cards weighted by how likely the policy finds the
            bids and plays seen, bids by policy rollouts, card plays by
            the double-dummy solver over those deals (needs numba; about
-           25 ms per decision; the solver compiles on first use)
+           30 ms per decision; the solver compiles on first use)
 expert     the most likely legal action
 strong     samples the policy at temperature 0.5
 medium     samples the policy at temperature 1; 20% of its card plays at random

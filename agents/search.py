@@ -17,7 +17,7 @@ a few milliseconds more per decision and plays better (measured in docs/search.m
    meets the same worlds (paired comparison). With ``play=pimc`` card plays are instead
    chosen by the double-dummy solver over the drawn worlds (as :mod:`agents.pimc`).
 
-Options: ``path`` (ONNX model with its card, default ``agents/models/cuatrola.onnx``), ``worlds``
+Options: ``path`` (ONNX model with its card; by default the shipped model of the game's rules preset), ``worlds``
 (default 32), ``candidates`` (default 128), ``infer`` (default 1.0; 0 = uniform worlds),
 ``infer_play`` (the weight of the card plays' evidence, default ``infer``; the bids' is ``infer``),
 ``infer_partner`` (default 1: a factor on the weight of the partner's bids and plays, which master's
@@ -61,7 +61,7 @@ from .base import Agent, SeatView, batch_views
 from .belief import sample_worlds
 from .heuristic import HeuristicAgent
 from .models import ONNX_MODEL
-from .policy import OnnxPolicy
+from .policy import OnnxPolicy, load_policies, policy_for
 
 #: A prior of how often a hand is worth 1, 2, 4 or 5 game points (pass, solo, cuatrola, quintola), rounded
 #: from the contracts of PIMC(32) against the heuristic; used only to value a hand's result by the match.
@@ -113,7 +113,7 @@ class SearchOptions:
     """Every option of :class:`SearchAgent` (``search:NAME=VALUE,...``), with its default, what it
     means and the values it takes; a bad value raises ``ValueError`` naming the option."""
 
-    path: str = _option(str(ONNX_MODEL), "ONNX model with its card")
+    path: str = _option(str(ONNX_MODEL), "ONNX model with its card (by default the shipped one of each game's preset)")
     worlds: int = _option(32, "deals drawn for a card play", lambda v: v >= 1, "at least 1")
     candidates: int = _option(128, "deals weighed by inference, of which worlds are drawn", lambda v: v >= 1, "at least 1")
     infer: float = _option(1.0, "weight of the bids' evidence (0: uniform worlds)")
@@ -163,7 +163,10 @@ class SearchAgent(Agent):
         super().__init__(seed)
         name = opponent if isinstance(opponent, str) else getattr(opponent, "spec", type(opponent).__name__)
         opts = SearchOptions(**options, opponent=name)
-        self.policy = policy if policy is not None else OnnxPolicy.load(opts.path)
+        #: the models to search with: ``policy``, the model at ``path``, or for the default path every
+        #: shipped preset's model; each decision uses the one trained under the game's rules (:meth:`act`)
+        self.policies = [policy] if policy is not None else load_policies(opts.path)
+        self.policy = self.policies[0]
         self.worlds, self.candidates, self.infer, self.floor = opts.worlds, opts.candidates, opts.infer, opts.floor
         self.bid_worlds = opts.worlds if opts.bid_worlds is None else opts.bid_worlds
         self.play, self.bid, self.utility = opts.play, opts.bid, opts.utility
@@ -191,6 +194,7 @@ class SearchAgent(Agent):
 
     # ------------------------------------------------------------------ decisions
     def act(self, view: SeatView) -> int:
+        self.policy = policy_for(self.policies, view.rules)
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]

@@ -363,3 +363,21 @@ def test_bid_margin_shades_wins_or_lifts_losses_of_the_agents_own_declarations_o
     np.testing.assert_allclose(agent._values(view, legal, points), points)
     with pytest.raises(ValueError, match="bid_margin"):
         _agent(onnx_model, bid_margin=-1.0)
+
+
+def test_search_without_a_path_searches_with_the_shipped_model_of_the_games_preset(onnx_model):
+    """``search:`` with no ``path`` plays each game with the shipped model trained under its rules
+    (as the bot does); with the path of another model, that model under every preset."""
+    from agents.models import PRESET_MODELS
+    from agents.search import SearchAgent
+
+    if not PRESET_MODELS["traditional"].is_file():
+        pytest.skip("the traditional model is not shipped in this checkout")
+    agent = SearchAgent(seed=0, worlds=2, candidates=4, play="policy", bid="policy")
+    for preset in ("traditional", "online", "traditional"):
+        game = Game(preset, seed=5)
+        agent.act(seat_view(game))
+        assert agent.policy.rules.name == preset
+    pinned = SearchAgent(seed=0, path=onnx_model, play="policy", bid="policy")
+    pinned.act(seat_view(Game("traditional", seed=5)))
+    assert pinned.policies == [pinned.policy] and pinned.policy.rules.name == "online"

@@ -13,8 +13,9 @@ and the player inside the bot service's :class:`cuatrola_serve.bot.Bot`. Each ga
 the policy trained under the rules most like the game's (:func:`agents.policy.policy_for`); a
 level (:data:`agents.policy.LEVELS`) says how to choose from it: greedily, by sampling at a
 temperature with a share of random card plays, or, at ``master``, by the search of
-:class:`agents.search.SearchAgent` over that policy: ``worlds`` deals drawn from ``candidates``
-(:data:`agents.policy.MASTER_SEARCH` unless given: ``bot:level=master,worlds=128``).
+:class:`agents.search.SearchAgent` over that policy: ``worlds`` deals drawn from ``candidates``,
+the card plays' evidence weighed by ``infer_play`` (:data:`agents.policy.MASTER_SEARCH` unless
+given: ``bot:level=master,worlds=128,infer_play=1``).
 """
 
 from __future__ import annotations
@@ -33,15 +34,15 @@ class PolicyPlayer(Agent):
     """A player at ``level`` from the ONNX model at ``path`` (the default: the shipped model of
     each rules preset), or from ``policies`` already loaded (the first is the default)."""
 
-    OPTIONS = {"path": str, "level": str, "worlds": int, "candidates": int}
+    OPTIONS = {"path": str, "level": str, "worlds": int, "candidates": int, "infer_play": float}
 
     def __init__(self, seed=None, path: str = str(ONNX_MODEL), level: str = "expert",
                  policies: list[OnnxPolicy] | None = None, worlds: int = MASTER_SEARCH["worlds"],
-                 candidates: int = MASTER_SEARCH["candidates"]):
+                 candidates: int = MASTER_SEARCH["candidates"], infer_play: float = MASTER_SEARCH["infer_play"]):
         super().__init__(seed)
         check_level(level)
-        SearchOptions(worlds=worlds, candidates=candidates)  # a bad value is refused now, naming it
-        self.search_options = {"worlds": worlds, "candidates": candidates}  #: the master level's search
+        self.search_options = {"worlds": worlds, "candidates": candidates, "infer_play": infer_play}  #: master's search
+        SearchOptions(**self.search_options)  # a bad value is refused now, naming it
         self.policies = list(policies) if policies is not None else load_policies(path)
         self.level = level
         self._searches: dict[int, SearchAgent] = {}

@@ -42,8 +42,9 @@ class Level:
 
 
 #: The search settings of level ``master`` (:class:`agents.search.SearchAgent` options): 64 deals drawn
-#: from 512 candidates per decision (how they were chosen, and what they cost: docs/search.md).
-MASTER_SEARCH = {"worlds": 64, "candidates": 512}
+#: from 512 candidates per decision, the other seats' card plays weighing half as much as their bids
+#: in the inference (how they were chosen, and what they cost: docs/search.md).
+MASTER_SEARCH = {"worlds": 64, "candidates": 512, "infer_play": 0.5}
 
 LEVELS = {
     "master": Level(0.0, search=True),

@@ -156,7 +156,7 @@ def _line(name: str, r: dict) -> str:
 def bot_only(a, states) -> int:
     from cuatrola_serve.bot import Bot
 
-    search = {k: v for k in ("worlds", "candidates") if (v := getattr(a, k)) is not None}
+    search = {k: v for k in ("worlds", "candidates", "infer_play") if (v := getattr(a, k)) is not None}
     bot = Bot.load(a.model, level=a.level, **search)
     for s in states[:100]:  # warm-up (and, for master, the solver's compilation)
         bot.decide(s)
@@ -242,6 +242,8 @@ def main(argv=None) -> int:
     p.add_argument("--states", type=int, default=2000, help="game states in the pool")
     p.add_argument("--worlds", type=int, help="with --bot-only --level master: deals drawn (default: master's)")
     p.add_argument("--candidates", type=int, help="with --bot-only --level master: deals weighed (default: master's)")
+    p.add_argument("--infer-play", type=float, help="with --bot-only --level master: weight of the card plays' "
+                   "evidence (default: master's)")
     p.add_argument("--rules", default="online", help="the preset of the games the states come from (each state names it)")
     a = p.parse_args(argv)
     states = state_pool(a.states, rules=a.rules)

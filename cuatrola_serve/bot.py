@@ -277,8 +277,8 @@ class Bot:
              **search) -> Bot:
         """Load the model at ``path`` (default: the shipped ones, one per rules preset) and its card,
         checked before anything plays (:meth:`agents.policy.OnnxPolicy.load`; :class:`ModelError` names
-        what does not fit). ``search``: ``worlds`` and ``candidates`` of level master's search (default
-        :data:`agents.policy.MASTER_SEARCH`)."""
+        what does not fit). ``search``: ``worlds``, ``candidates`` and ``infer_play`` of level master's
+        search (default :data:`agents.policy.MASTER_SEARCH`)."""
         return cls(PolicyPlayer(seed, level=level, policies=load_policies(path, threads), **search))
 
     @property

@@ -276,6 +276,7 @@ def test_master_level_searches_with_its_documented_settings(onnx_model):
     bot = Bot.load(onnx_model, level="master")
     s = bot.player.search(bot.policy)
     assert (s.worlds, s.candidates, s.play) == (MASTER_SEARCH["worlds"], MASTER_SEARCH["candidates"], "pimc")
+    assert (s.infer, s.infer_play) == (1.0, MASTER_SEARCH["infer_play"]) == (1.0, 0.5)
 
 
 def test_master_search_size_is_an_option_of_the_bot_and_its_spec(onnx_model):
@@ -293,6 +294,10 @@ def test_master_search_size_is_an_option_of_the_bot_and_its_spec(onnx_model):
         Bot.load(onnx_model, level="master", worlds=0)
     with pytest.raises(ValueError, match="candidates must be at least 1"):
         make_agent(f"bot:path={onnx_model},level=expert,candidates=0")
+    weighed = make_agent(f"bot:path={onnx_model},level=master,infer_play=1")
+    assert weighed.search(weighed.policy).infer_play == 1.0
+    with pytest.raises(ValueError, match="infer_play must be at least 0"):
+        Bot.load(onnx_model, level="master", infer_play=-0.5)
 
 
 def test_solver_weight_blends_each_bids_double_dummy_result_into_the_rollouts(onnx_model):

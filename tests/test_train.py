@@ -147,7 +147,7 @@ def test_sweep_trains_variants_side_by_side_and_ranks_them(tmp_path):
 
     from experiments import sweep
     out = tmp_path / "sw"
-    code = sweep.main(["--minutes", "0.15", "--out", str(out), "--torch-threads", "1", "--eval-deals", "4",
+    code = sweep.main(["--minutes", "0.25", "--out", str(out), "--torch-threads", "1", "--eval-deals", "4",
                        "--eval-matches", "1", "--base", "--config configs/tiny.yaml --eval-every 0",
                        "--variant", "lr1=--learning-rate 1e-3", "--variant", "h50=--heuristic-frac 0.5"])
     assert code == 0

@@ -61,29 +61,20 @@ class PIMCAgent(Agent):
         from the belief sampler; fewer if the time budget runs out), each world solved exactly."""
         deadline = time.perf_counter() + self.seconds if self.seconds > 0 else None
         me = view.seat & 1
-        by_tricks = view.contract >= CUATROLA
         totals = {c: 0.0 for c in legal}
         for hands in sample_worlds(view, self.worlds, self.rng) if worlds is None else worlds:
             pos = Position(hands, view.seat, list(view.trick), view.trick_num, view.sung, view.trump, view.sitter,
                            view.contract, view.declarer, view.rules)
             for c, v in pos.move_values().items():
-                totals[c] += self._utility(view, v, me, by_tricks)
+                totals[c] += self._utility(view, v, me)
             if deadline and time.perf_counter() > deadline:
                 break
         return totals
 
     @staticmethod
-    def _utility(view: SeatView, v: int, me: int, by_tricks: bool) -> float:
+    def _utility(view: SeatView, v: int, me: int) -> float:
         """Outcome for my team of a solved continuation worth ``v`` (solver's orientation)."""
-        if by_tricks:
-            made = view.tricks_won[view.declarer] + v >= core.tricks_needed(PY, view.contract)
-            mine = (view.declarer & 1) == me
-            return 1.0 if made == mine else 0.0
-        diff = view.points[0] - view.points[1] + v  # team 0 minus team 1 at the end of the hand
-        if me == 1:
-            diff = -diff
-        win = 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0
-        return win + diff / 1000.0  # break ties on the expected points
+        return outcome(view.contract, view.declarer, view.tricks_won[view.declarer], view.points, v, me)
 
     @staticmethod
     def card_points(view: SeatView, legal: list[int], worlds: list[list[int]], margin_coef: float = 0.0) -> np.ndarray:
@@ -153,6 +144,22 @@ class PIMCAgent(Agent):
                 out[i, j] = _game_points(view, contract, declarer, 0 if by_tricks else int(np.sign(v)),
                                          by_tricks and v >= need)
         return out
+
+
+def outcome(contract: int, declarer: int, declarer_tricks: int, points, v: int, me: int) -> float:
+    """What a hand under ``contract`` is worth to team ``me`` in PIMC's units when the rest of it, solved,
+    is worth ``v`` (the solver's orientation: under cuatrola and quintola the declarer's further tricks,
+    otherwise team 0's further points minus team 1's) after ``declarer_tricks`` tricks of the declarer and
+    ``points`` (team 0, team 1) so far: 1 if the team makes (or breaks) the contract, else 0; under pass and
+    solo 1 for more points, 0.5 for a tie, 0 for fewer, plus the point margin / 1000 (ties broken by points)."""
+    if contract >= CUATROLA:
+        made = declarer_tricks + v >= core.tricks_needed(PY, contract)
+        return 1.0 if made == ((declarer & 1) == me) else 0.0
+    diff = points[0] - points[1] + v  # team 0 minus team 1 at the end of the hand
+    if me == 1:
+        diff = -diff
+    win = 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0
+    return win + diff / 1000.0
 
 
 def _game_points(view: SeatView, contract: int, declarer: int, diff: int, made: bool) -> int:

@@ -43,7 +43,11 @@ the seats after passing, as PIMC bids), ``prior`` (default 0: with ``play=pimc``
 network's probability of each card, added to the card's mean solved outcome (a chance, in [0, 1]);
 small weights break the solver's ties and near-ties the network's way), ``exploit`` (default 0; 1, with
 ``opponent``: the other team's seats in the rollouts are played by that agent instead of the
-network, so bids are valued against the opponent's own play; exploitation, not general strength). Uses numpy
+network, so bids are valued against the opponent's own play; exploitation, not general strength), ``postpone``
+(default 0; 1, with ``play=pimc``: in each drawn deal the seats after the agent finish the trick in play as
+the network plays them, each from its own view, and only then is the rest of the hand solved double-dummy:
+PIMC's reasoning postponed to the trick's end, so it no longer supposes that those seats see every card,
+:meth:`SearchAgent.postponed_values`). Uses numpy
 and onnxruntime only (plus numba with ``play=pimc``).
 """
 
@@ -141,6 +145,8 @@ class SearchOptions:
     exploit: int = _option(0, "1: the other team plays as the opponent model in the rollouts", lambda v: v in (0, 1),
                            "0 or 1")
     infer_partner: float = _option(1.0, "factor on the weight of the partner's evidence", lambda v: v >= 0, "at least 0")
+    postpone: int = _option(0, "with play=pimc, 1: the network plays the rest of the trick before the solver",
+                            lambda v: v in (0, 1), "0 or 1")
 
     def __post_init__(self):
         for f in dataclasses.fields(self):
@@ -181,6 +187,7 @@ class SearchAgent(Agent):
             raise ValueError(f"opponent must be a deterministic rule-based agent such as 'heuristic', got {opponent!r}")
         self.opponent = model
         self.exploit = bool(opts.exploit)  # the other team's seats in the rollouts play as the opponent model
+        self.postpone = bool(opts.postpone)  # the rest of the trick played by the network, then solved
 
     # ------------------------------------------------------------------ network
     def _logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -209,9 +216,12 @@ class SearchAgent(Agent):
             pimc, worlds = PIMCAgent(worlds=1), state.hand_lists()
             if mode == "solver":
                 return pimc.choose_bid(view, legal, worlds)
-            if self.prior == 0:
+            if self.postpone:
+                values = dict(zip(legal, self.postponed_values(view, legal, state).sum(1), strict=True))
+            elif self.prior == 0:
                 return pimc.choose_card(view, legal, worlds)
-            values = pimc.play_values(view, legal, worlds)  # mean solved outcome + prior x the network's probability
+            else:
+                values = pimc.play_values(view, legal, worlds)  # summed solved outcome
             logits = self._logits(view.observation[None], view.legal_mask[None])[0]
             policy = np.exp(_policy_logp(logits[None], view.legal_mask[None], 0.0)[0])
             return max(legal, key=lambda c: (values[c] / len(worlds) + self.prior * policy[c], -c))
@@ -285,6 +295,33 @@ class SearchAgent(Agent):
         w = np.exp(loglik - loglik.max())
         pick = self.rng.choice(n, size=draw, p=w / w.sum())
         return s.take(pick)
+
+    def postponed_values(self, view: SeatView, legal: list[int], state: Positions) -> np.ndarray:
+        """(len(legal), worlds) PIMC's outcome for my team (:func:`agents.pimc.outcome`) of each legal card
+        in each world of ``state`` when the seats after mine finish the trick as the network plays them
+        (greedy, each from its own view: they do not see the other hands) and the rest of the hand is
+        solved double-dummy from the next lead. PIMC with its reasoning postponed to the trick's end:
+        it no longer supposes that the seats still to play in this trick see every card."""
+        from .pimc import outcome
+        from .solver import Position
+
+        k, me = len(state), view.seat & 1
+        s = state.take(np.tile(np.arange(k), len(legal)))
+        s.step(np.repeat(np.array(legal), k))
+        while True:  # the network completes the trick in play
+            live = np.flatnonzero(~s.done & (s.state.trick_num == view.trick_num))
+            if live.size == 0:
+                break
+            actions, now = np.full(len(s), NUM_CARDS), s.take(live)
+            actions[live] = self._greedy(now, now.legal_bits)
+            s.step(actions)
+        st, out = s.state, np.empty(len(s))
+        hands = s.hand_lists()
+        for i in range(len(s)):
+            v = 0 if s.done[i] else Position(hands[i], int(st.current[i]), [], int(st.trick_num[i]), int(st.sung[i]),
+                                              view.trump, view.sitter, view.contract, view.declarer, view.rules).solve()
+            out[i] = outcome(view.contract, view.declarer, int(st.tricks_won[i, view.declarer]), st.points[i], v, me)
+        return out.reshape(len(legal), k)
 
     def _opponent_logp(self, s: Positions, bits: np.ndarray, legal: int, action: int) -> np.ndarray:
         """(n,) log-probability of ``action`` in each world if the seat to act played like ``self.opponent``

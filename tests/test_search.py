@@ -49,6 +49,28 @@ def test_search_decision_does_not_depend_on_hidden_cards(onnx_model):
     assert checked >= 10 and redealt >= 5
 
 
+def _true_deal(game):
+    """The seat to act's view of ``game``, its true deal as a one-world batch replayed to the
+    present (the search's input), and a function giving a fresh Game of that deal at the same
+    decision (the reference)."""
+    from cuatrola_env.bitboards import from_cards
+    from cuatrola_env.positions import Positions
+
+    view = seat_view(game)
+    deal = game.record()["hands"][-1]
+    world = Positions.replay([[from_cards(h) for h in deal["hands"]]], view.dealer, view.muestra, view.rules,
+                             np.array([[a for _, a in view.history]]).reshape(1, -1), view.score)
+
+    def reference() -> Game:
+        ref = Game(seed=0)
+        ref.reset(hands=deal["hands"], dealer=view.dealer, muestra=view.muestra, score=list(view.score))
+        for _, b in view.history:
+            ref.step(b)
+        return ref
+
+    return view, world, reference
+
+
 @pytest.mark.parametrize("exploit", [0, 1])
 def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model, exploit):
     """With the true deal as the only world, the value of each action is what the network gets
@@ -56,8 +78,6 @@ def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model, e
     ``exploit=1`` the other team's seats play as the heuristic instead."""
     from agents.heuristic import HeuristicAgent
     from agents.search import SearchAgent
-    from cuatrola_env.bitboards import from_cards
-    from cuatrola_env.positions import Positions
     from cuatrola_serve.bot import Bot
 
     bot, heuristic = Bot.load(onnx_model), HeuristicAgent(seed=0)
@@ -68,16 +88,10 @@ def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model, e
         game = random_position(seed, 0, 12)  # random bids and plays up to some decision
         if game.over:
             continue
-        view = seat_view(game)
-        deal = game.record()["hands"][-1]
-        s = Positions.replay([[from_cards(h) for h in deal["hands"]]], view.dealer, view.muestra, view.rules,
-                             np.array([[a for _, a in view.history]]).reshape(1, -1), view.score)
-        values = agent.action_values(view, view.legal_actions, s)[:, 0]
+        view, world, reference = _true_deal(game)
+        values = agent.action_values(view, view.legal_actions, world)[:, 0]
         for a, v in zip(view.legal_actions, values, strict=True):
-            ref = Game(seed=0)
-            ref.reset(hands=deal["hands"], dealer=view.dealer, muestra=view.muestra, score=list(view.score))
-            for _, b in view.history:
-                ref.step(b)
+            ref = reference()
             rewards, done = ref.step(a)
             while not done:
                 theirs = exploit and (ref.single.current & 1) != (view.seat & 1)
@@ -386,3 +400,62 @@ def test_search_without_a_path_searches_with_the_shipped_model_of_the_games_pres
     pinned = SearchAgent(seed=0, path=onnx_model, play="policy", bid="policy")
     pinned.act(seat_view(Game("traditional", seed=5)))
     assert pinned.policies == [pinned.policy] and pinned.policy.rules.name == "online"
+
+
+def test_postponed_values_are_the_networks_trick_then_the_solver_on_the_true_deal(onnx_model):
+    """``postpone=1``: with the true deal as the only world, each card's value is PIMC's outcome
+    (:func:`agents.pimc.outcome`) after the network finishes the trick through Game (the reference)
+    and the solver, from the game's position, solves the rest; a hand that ends in the trick counts
+    as it ended."""
+    from agents.pimc import outcome
+    from agents.search import SearchAgent
+    from agents.solver import Position
+    from cuatrola_serve.bot import Bot
+
+    bot = Bot.load(onnx_model)
+    net = lambda g: int(np.where(g.legal_mask(), bot.policy.logits(g.observe()[None], g.legal_mask()[None])[0], -np.inf).argmax())
+    agent = SearchAgent(seed=0, path=onnx_model, worlds=1, play="pimc", postpone=1)
+    checked = ended = 0
+    for seed in range(100):
+        game = random_position(seed, 4, 20)
+        if game.over or game.single.phase == 0 or len(game.legal_actions()) == 1:
+            continue
+        view, world, reference = _true_deal(game)
+        values = agent.postponed_values(view, view.legal_actions, world)[:, 0]
+        for card, value in zip(view.legal_actions, values, strict=True):
+            ref = reference()
+            ref.step(card)
+            while not ref.over and ref.single.trick_num == view.trick_num:
+                ref.step(net(ref))
+            ended += ref.over
+            v = 0 if ref.over else Position.from_game(ref).solve()
+            g = ref.single
+            assert value == outcome(view.contract, view.declarer, g.tricks_won[view.declarer], g.points, v,
+                                    view.seat & 1), (seed, card)
+        checked += 1
+    assert checked >= 10 and ended >= 1
+
+
+def test_postponing_changes_nothing_for_the_last_seat_of_a_trick(onnx_model):
+    """When the acting seat completes the trick, postponing has nothing to postpone: each card's
+    summed value over the drawn worlds is PIMC's (``PIMCAgent.play_values``) over the same worlds."""
+    from agents.pimc import PIMCAgent
+
+    checked = 0
+    for seed in range(80):
+        game, rng = random_position(seed, 4, 12), np.random.default_rng(seed)
+        while not game.over and (game.single.phase == 0 or game.trick_size != len(game.trick) + 1):
+            game.step(int(rng.choice(game.legal_actions())))  # on to the last seat of a trick
+        if game.over or len(game.legal_actions()) == 1:
+            continue
+        view = seat_view(game)
+        agent = _agent(onnx_model, play="pimc", postpone=1, seed=seed)
+        state = agent._worlds(view)
+        worlds = [[int(h) for h in hands] for hands in state.hands]
+        mine = agent.postponed_values(view, view.legal_actions, state).sum(1)
+        pimc = PIMCAgent(worlds=1).play_values(view, view.legal_actions, worlds)
+        assert np.allclose(mine, [pimc[c] for c in view.legal_actions]), seed
+        checked += 1
+    assert checked >= 10
+    with pytest.raises(ValueError, match="postpone"):
+        _agent(onnx_model, postpone=2)

@@ -66,15 +66,10 @@ class PIMCAgent(Agent):
             pos = Position(hands, view.seat, list(view.trick), view.trick_num, view.sung, view.trump, view.sitter,
                            view.contract, view.declarer, view.rules)
             for c, v in pos.move_values().items():
-                totals[c] += self._utility(view, v, me)
+                totals[c] += outcome(view.contract, view.declarer, view.tricks_won[view.declarer], view.points, v, me)
             if deadline and time.perf_counter() > deadline:
                 break
         return totals
-
-    @staticmethod
-    def _utility(view: SeatView, v: int, me: int) -> float:
-        """Outcome for my team of a solved continuation worth ``v`` (solver's orientation)."""
-        return outcome(view.contract, view.declarer, view.tricks_won[view.declarer], view.points, v, me)
 
     @staticmethod
     def card_points(view: SeatView, legal: list[int], worlds: list[list[int]], margin_coef: float = 0.0) -> np.ndarray:

@@ -308,13 +308,8 @@ class SearchAgent(Agent):
         k, me = len(state), view.seat & 1
         s = state.take(np.tile(np.arange(k), len(legal)))
         s.step(np.repeat(np.array(legal), k))
-        while True:  # the network completes the trick in play
-            live = np.flatnonzero(~s.done & (s.state.trick_num == view.trick_num))
-            if live.size == 0:
-                break
-            actions, now = np.full(len(s), NUM_CARDS), s.take(live)
-            actions[live] = self._greedy(now, now.legal_bits)
-            s.step(actions)
+        for _ in range(int(s.state.trick_size[0]) - len(view.trick) - 1):  # the network completes the trick in play
+            s.step(self._greedy(s, s.legal_bits))  # (a hand ends only with a trick: none is over before)
         st, out = s.state, np.empty(len(s))
         hands = s.hand_lists()
         for i in range(len(s)):

@@ -1,9 +1,9 @@
 """Belief sampling: deals of the hidden cards consistent with everything a seat has seen.
 
-What the rules reveal is derived with the engine's own rule kernels
-(:func:`cuatrola_env.core.legal_play`), never re-stated here: for every card a seat played,
-each hidden card that, had that seat held it, would have made the played card illegal is
-a card the seat did not hold then, and so does not hold now. This captures every inference
+What the rules reveal is the engine's own kernel (:func:`cuatrola_env.core.shown_absent`), never
+re-stated here: for every card a seat played, each hidden card that, had that seat held it,
+would have made the played card illegal is a card the seat did not hold then, and so does not
+hold now. This captures every inference
 of docs/rules.md: a seat that did not follow is void in the led suit; one that followed without
 overtaking holds nothing higher in that suit (when overtaking was compulsory); one that did
 not over-trump holds no higher trump; one that did not trump when it had to holds no trump.
@@ -48,13 +48,7 @@ def constraints(view: SeatView) -> tuple[list[int], list[int], int]:
             if n_bids == 4:
                 size = core.trick_size(PY, view.sitter)
             continue
-        # which single cards, if held, would have made this play illegal?
-        for x in range(20):
-            if x == a:
-                continue
-            hand = (1 << a) | (1 << x)
-            if not core.legal_play(PY, rules, hand, trick_len, led, best_led, best_trump, trump) >> a & 1:
-                forbidden[seat] |= 1 << x
+        forbidden[seat] |= core.shown_absent(PY, rules, a, 1 << a, trick_len, led, best_led, best_trump, trump)
         played_by[seat] |= 1 << a
         led, best_led, best_trump, win = core.play(PY, a, seat, True, trick_len, led, best_led, best_trump, win, trump)
         trick_len += 1

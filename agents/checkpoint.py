@@ -30,7 +30,7 @@ import torch
 
 from cuatrola_env.cli import ArgumentParser, run_main
 from cuatrola_env.files import atomic_open, remove_stale_temporaries
-from cuatrola_env.observation import OBS_VERSION
+from cuatrola_env.observation import OBS_DIMS, OBS_VERSION
 
 CONVERT_HINT = "python -m agents.checkpoint {path} NEW.pt --trust-pickle"
 
@@ -119,15 +119,19 @@ def load_safely(path: str | os.PathLike):
         raise CheckpointError(f"{path} is not a readable checkpoint: {str(e).splitlines()[0] if str(e) else e!r}") from None
 
 
-def read_checkpoint(path: str | os.PathLike, rules_name: str | None = None) -> dict:
+def read_checkpoint(path: str | os.PathLike, rules_name: str | None = None, older: bool = False) -> dict:
     """A checkpoint or model file written by train.py (or the export), checked to fit this code
-    (and ``rules_name``); :class:`CheckpointError` names what does not."""
+    (and ``rules_name``); :class:`CheckpointError` names what does not. ``older=True`` (to play,
+    not to train) also accepts a network of an earlier observation version, which reads the
+    leading columns of today's observation."""
     ck = load_safely(path)
     if not isinstance(ck, dict) or "model" not in ck or "obs_version" not in ck:
         raise CheckpointError(f"{path} is not a Cuatrola checkpoint (one written by train.py)")
-    if ck["obs_version"] != OBS_VERSION:
+    version = ck["obs_version"]
+    if version != OBS_VERSION and not (older and version in OBS_DIMS):
+        hint = " (it can play and be evaluated, not be trained on)" if version in OBS_DIMS else ""
         raise CheckpointError(
-            f"{path} was trained on observation version {ck['obs_version']}, this code builds version {OBS_VERSION}"
+            f"{path} was trained on observation version {version!r}, this code builds version {OBS_VERSION}{hint}"
         )
     rules = ck.get("rules")
     if not isinstance(rules, dict) or not isinstance(rules.get("name"), str):
@@ -149,7 +153,7 @@ def convert(old: str | os.PathLike, new: str | os.PathLike) -> Path:
                                                       for rng, (masks, last, pos) in zip(env["rngs"], env["deals"],
                                                                                           strict=True)]}
     out = save_checkpoint(new, ck)
-    read_checkpoint(out)
+    read_checkpoint(out, older=True)
     return out
 
 

@@ -28,7 +28,6 @@ import torch
 
 from cuatrola_env.cli import ArgumentParser, run_main
 from cuatrola_env.files import atomic_open
-from cuatrola_env.observation import OBS_DIM, OBS_VERSION
 from cuatrola_env.rules import NUM_ACTIONS
 from cuatrola_env.vector import VectorCuatrola
 
@@ -68,11 +67,12 @@ def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
     """Write ``out`` (ONNX) and its card (``.json`` beside it); return the card."""
     from .torch_agent import load_network
 
-    ck = read_checkpoint(checkpoint)
+    ck = read_checkpoint(checkpoint, older=True)
     net = load_network(checkpoint)
     out_path = Path(out)
     model = _Policy(net).eval()
-    example = (torch.zeros(2, OBS_DIM), torch.ones(2, NUM_ACTIONS, dtype=torch.bool))
+    obs_dim = net.obs_dim  # a network of an earlier observation version takes that version's width
+    example = (torch.zeros(2, obs_dim), torch.ones(2, NUM_ACTIONS, dtype=torch.bool))
     with warnings.catch_warnings(), atomic_open(out_path, "wb") as f:  # TorchScript exporter: plain MLPs need no newer
         warnings.simplefilter("ignore", DeprecationWarning)
         torch.onnx.export(
@@ -86,11 +86,11 @@ def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
         "version": CARD_VERSION,
         "model": out_path.name,
         "sha256": hashlib.sha256(out_path.read_bytes()).hexdigest(),
-        "obs_version": OBS_VERSION,
-        "obs_dim": OBS_DIM,
+        "obs_version": ck["obs_version"],
+        "obs_dim": obs_dim,
         "num_actions": NUM_ACTIONS,
         "rules": ck["rules"],
-        "inputs": {"observation": ["N", OBS_DIM, "float32"], "action_mask": ["N", NUM_ACTIONS, "bool"]},
+        "inputs": {"observation": ["N", obs_dim, "float32"], "action_mask": ["N", NUM_ACTIONS, "bool"]},
         "outputs": {"logits": ["N", NUM_ACTIONS, "float32"]},
         "training": {
             "checkpoint": str(checkpoint),
@@ -112,7 +112,7 @@ def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
 def slim_checkpoint(checkpoint: str, out: str) -> Path:
     """A small copy of a training checkpoint for play and evaluation (``model:PATH``): the
     weights, config, rules, observation version and counters; no optimiser, games or pool."""
-    ck = read_checkpoint(checkpoint)
+    ck = read_checkpoint(checkpoint, older=True)
     keep = {k: ck[k] for k in ("run_name", "config", "rules", "obs_version", "model", "step", "update") if k in ck}
     return save_checkpoint(out, keep)
 
@@ -123,7 +123,7 @@ def check_parity(net, onnx_path, n: int = 10_000, seed: int = 0) -> dict:
 
     obs, mask = sample_observations(n, seed=seed)
     sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
-    got = sess.run(["logits"], {"observation": obs, "action_mask": mask})[0]
+    got = sess.run(["logits"], {"observation": obs[:, : net.obs_dim], "action_mask": mask})[0]
     with torch.no_grad():
         want = net.policy(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
     legal = mask

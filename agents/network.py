@@ -15,6 +15,11 @@ advantage minus their mean), so the value absorbs the luck of the deal and the a
 what the choice changes. With ``owners=True`` a card-location head says, for each card the seat
 cannot place, which of the other three seats holds it (``owners(obs, mask)``: (N, 20, 3) logits),
 trained against the actual deal; neither is part of the exported policy.
+
+``obs_dim`` is the width of the observation the network was built for (``OBS_DIM``, or that of
+an earlier version in :data:`cuatrola_env.observation.OBS_DIMS`): every head reads that many
+leading columns of the observation it is given, so a network of an earlier version plays on
+today's observations (each version begins with the whole of the one before).
 """
 
 from __future__ import annotations
@@ -22,8 +27,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from cuatrola_env.observation import OBS_DIM, PERFECT_INFO_DIM
-from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS
+from cuatrola_env.observation import OBS_DIM
+from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, NUM_SEATS
 
 OTHER_SEATS = 3  #: the card-location head's classes: the next seat, the partner, the seat before
 
@@ -44,28 +49,34 @@ class PolicyValueNet(nn.Module):
     """``policy(obs, mask) -> masked logits``; ``value(obs, hidden_hands) -> value`` (training only)."""
 
     def __init__(self, hidden: int = 256, layers: int = 2, q_head: bool = False, dueling: bool = False,
-                 owners: bool = False):
+                 owners: bool = False, obs_dim: int = OBS_DIM):
         super().__init__()
-        self.hidden, self.layers, self.dueling = hidden, layers, dueling
-        self.policy_net = _mlp(OBS_DIM + NUM_ACTIONS, hidden, NUM_ACTIONS, layers)
-        self.value_net = _mlp(PERFECT_INFO_DIM, hidden, 1, layers)
+        self.hidden, self.layers, self.dueling, self.obs_dim = hidden, layers, dueling, obs_dim
+        inp = obs_dim + NUM_ACTIONS
+        self.policy_net = _mlp(inp, hidden, NUM_ACTIONS, layers)
+        self.value_net = _mlp(obs_dim + NUM_SEATS * NUM_CARDS, hidden, 1, layers)
         q_out = NUM_ACTIONS + 1 if dueling else NUM_ACTIONS  # dueling: 24 advantages, then the state value
-        self.q_net = _mlp(OBS_DIM + NUM_ACTIONS, hidden, q_out, layers) if q_head or dueling else None
-        self.owner_net = _mlp(OBS_DIM + NUM_ACTIONS, hidden, NUM_CARDS * OTHER_SEATS, layers) if owners else None
+        self.q_net = _mlp(inp, hidden, q_out, layers) if q_head or dueling else None
+        self.owner_net = _mlp(inp, hidden, NUM_CARDS * OTHER_SEATS, layers) if owners else None
         with torch.no_grad():  # small initial logits: a near-uniform first policy
             self.policy_net[-1].weight.mul_(0.01)
             self.policy_net[-1].bias.zero_()
 
+    def _inputs(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """What the policy, action-value and card-location heads read: the observation's leading
+        ``obs_dim`` columns, then the legal mask."""
+        return torch.cat([obs[..., : self.obs_dim], mask.to(obs.dtype)], dim=-1)
+
     def policy(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Logits with illegal actions at a large negative value."""
-        logits = self.policy_net(torch.cat([obs, mask.to(obs.dtype)], dim=-1))
+        logits = self.policy_net(self._inputs(obs, mask))
         return torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
 
     def q(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Each action's value in game points (the action-value head; meaningful on legal actions only)."""
         if self.q_net is None:
             raise ValueError("this network has no action-value head (built with q_head=False)")
-        out = self.q_net(torch.cat([obs, mask.to(obs.dtype)], dim=-1))
+        out = self.q_net(self._inputs(obs, mask))
         if not self.dueling:
             return out
         adv, value = out[:, :NUM_ACTIONS], out[:, NUM_ACTIONS:]
@@ -78,11 +89,11 @@ class PolicyValueNet(nn.Module):
         cannot place; training and search only)."""
         if self.owner_net is None:
             raise ValueError("this network has no card-location head (built with owners=False)")
-        return self.owner_net(torch.cat([obs, mask.to(obs.dtype)], dim=-1)).view(-1, NUM_CARDS, OTHER_SEATS)
+        return self.owner_net(self._inputs(obs, mask)).view(-1, NUM_CARDS, OTHER_SEATS)
 
     def value(self, obs: torch.Tensor, hidden_hands: torch.Tensor) -> torch.Tensor:
         """The critic: the observation plus every seat's hidden hand (training only)."""
-        return self.value_net(torch.cat([obs, hidden_hands], dim=-1)).squeeze(-1)
+        return self.value_net(torch.cat([obs[..., : self.obs_dim], hidden_hands], dim=-1)).squeeze(-1)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:  # for export: logits only
         return self.policy(obs, mask)

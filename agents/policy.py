@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from cuatrola_env.files import loads_bounded
-from cuatrola_env.observation import OBS_DIM, OBS_VERSION
+from cuatrola_env.observation import OBS_DIM, OBS_DIMS, OBS_VERSION
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules, get_rules
 
 from .models import ONNX_MODEL, PRESET_MODELS
@@ -71,8 +71,12 @@ def sample_actions(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 #: what a model card must hold, and the type of each field
 CARD_FIELDS = {"model": str, "sha256": str, "obs_version": int, "obs_dim": int, "rules": dict, "training": dict}
 
-#: the graph every model must have: name -> (ONNX element type, shape; None is the dynamic batch)
-GRAPH_INPUTS = {"observation": ("tensor(float)", [None, OBS_DIM]), "action_mask": ("tensor(bool)", [None, NUM_ACTIONS])}
+def graph_inputs(obs_dim: int = OBS_DIM) -> dict:
+    """The inputs every model's graph must have, for a model of ``obs_dim`` observation floats:
+    name -> (ONNX element type, shape; None is the dynamic batch)."""
+    return {"observation": ("tensor(float)", [None, obs_dim]), "action_mask": ("tensor(bool)", [None, NUM_ACTIONS])}
+
+
 GRAPH_OUTPUTS = {"logits": ("tensor(float)", [None, NUM_ACTIONS])}
 
 
@@ -97,10 +101,11 @@ def read_card(path: Path) -> dict:
     for field, kind in CARD_FIELDS.items():
         if not isinstance(card.get(field), kind) or isinstance(card.get(field), bool):
             raise ModelError(f"{card_path}: field {field!r} must be a {kind.__name__}, got {card.get(field)!r:.60}")
-    if card["obs_version"] != OBS_VERSION or card["obs_dim"] != OBS_DIM:
+    if OBS_DIMS.get(card["obs_version"]) != card["obs_dim"]:
         raise ModelError(
             f"{path} expects observation version {card['obs_version']} ({card['obs_dim']} floats); "
-            f"this code builds version {OBS_VERSION} ({OBS_DIM} floats)"
+            f"this code builds version {OBS_VERSION} ({OBS_DIM} floats) and reads models of versions "
+            + ", ".join(f"{v} ({d} floats)" for v, d in OBS_DIMS.items())
         )
     try:
         get_rules(card["rules"])
@@ -124,9 +129,10 @@ def check_self_contained(data: bytes, path: Path) -> None:
                          "all its weights (python -m agents.export writes one that does)")
 
 
-def check_graph(session, path: Path) -> None:
+def check_graph(session, path: Path, obs_dim: int = OBS_DIM) -> None:
     """Raise :class:`ModelError` unless the graph has exactly the inputs and outputs the bot feeds and reads."""
-    for what, args, want in (("input", session.get_inputs(), GRAPH_INPUTS), ("output", session.get_outputs(), GRAPH_OUTPUTS)):
+    for what, args, want in (("input", session.get_inputs(), graph_inputs(obs_dim)),
+                             ("output", session.get_outputs(), GRAPH_OUTPUTS)):
         have = {a.name: a for a in args}
         if set(have) != set(want):
             raise ModelError(f"{path}: the graph's {what}s are {sorted(have)}, the bot needs {sorted(want)}")
@@ -139,10 +145,10 @@ def check_graph(session, path: Path) -> None:
                                  f"{['N' if d is None else d for d in shape]}")
 
 
-def probe_graph(session, path: Path) -> None:
+def probe_graph(session, path: Path, obs_dim: int = OBS_DIM) -> None:
     """Run the graph once on a batch of two observations: it must give (2, 24) float32 logits."""
     try:
-        (out,) = session.run(["logits"], {"observation": np.zeros((2, OBS_DIM), np.float32),
+        (out,) = session.run(["logits"], {"observation": np.zeros((2, obs_dim), np.float32),
                                           "action_mask": np.ones((2, NUM_ACTIONS), bool)})
     except Exception as e:  # noqa: BLE001 - onnxruntime's own error types
         raise ModelError(f"{path}: the graph fails on a batch of observations: {_first_line(e)}") from None
@@ -174,6 +180,7 @@ class OnnxPolicy:
     def __init__(self, session, card: dict):
         self.session, self.card = session, card
         self.rules = get_rules(card["rules"])
+        self.obs_dim = card["obs_dim"]  #: a model of an earlier observation version reads its leading columns
 
     @classmethod
     def load(cls, path: str | Path = ONNX_MODEL, threads: int = 1) -> OnnxPolicy:
@@ -195,13 +202,16 @@ class OnnxPolicy:
             session = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
         except Exception as e:  # noqa: BLE001 - onnxruntime raises its own types for a bad graph
             raise ModelError(f"{path} is not a valid ONNX model: {_first_line(e)}") from None
-        check_graph(session, path)
-        probe_graph(session, path)
+        check_graph(session, path, card["obs_dim"])
+        probe_graph(session, path, card["obs_dim"])
         return cls(session, card)
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The graph's logits of a batch: ``obs`` (N, OBS_DIM) float32, ``mask`` (N, 24) bool."""
-        return self.session.run(["logits"], {"observation": np.asarray(obs, np.float32).reshape(-1, OBS_DIM),
+        obs = np.asarray(obs, np.float32).reshape(-1, OBS_DIM)
+        if self.obs_dim != OBS_DIM:
+            obs = np.ascontiguousarray(obs[:, : self.obs_dim])
+        return self.session.run(["logits"], {"observation": obs,
                                             "action_mask": np.asarray(mask, bool).reshape(-1, NUM_ACTIONS)})[0]
 
     def probabilities(self, obs: np.ndarray, mask: np.ndarray, level: str) -> np.ndarray:

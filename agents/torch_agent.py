@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from cuatrola_env.observation import OBS_DIMS, OBS_VERSION
 from cuatrola_env.rules import NUM_ACTIONS
 
 from .base import Agent, SeatView
@@ -37,16 +38,17 @@ class TorchAgent(Agent):
         return [int(self.rng.choice(len(p), p=p / p.sum())) for p in probs]
 
 
-def network_for(state: dict, hidden: int, layers: int) -> PolicyValueNet:
-    """An empty network with the heads a state dict holds (action values, dueling or not; card locations)."""
+def network_for(state: dict, hidden: int, layers: int, obs_version: int = OBS_VERSION) -> PolicyValueNet:
+    """An empty network with the heads a state dict holds (action values, dueling or not; card
+    locations), reading the observation of ``obs_version``."""
     q_out = state.get(f"q_net.{2 * layers}.bias")
     return PolicyValueNet(hidden, layers, q_head=q_out is not None, dueling=q_out is not None and len(q_out) == NUM_ACTIONS + 1,
-                          owners=any(k.startswith("owner_net.") for k in state))
+                          owners=any(k.startswith("owner_net.") for k in state), obs_dim=OBS_DIMS[obs_version])
 
 
 def load_network(path: str):
-    """The network of a training checkpoint, ready to play."""
-    ck = read_checkpoint(path)
+    """The network of a training checkpoint, ready to play (one of an earlier observation version too)."""
+    ck = read_checkpoint(path, older=True)
     cfg = ck.get("config", {})
     hidden, layers = cfg.get("hidden", 256), cfg.get("layers", 2)
     if not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 65536 for x in (hidden, layers)):
@@ -54,7 +56,7 @@ def load_network(path: str):
                               f"got {hidden!r} and {layers!r}")
     if not isinstance(ck["model"], dict):
         raise CheckpointError(f"{path}: field 'model' must be a state dict of tensors, got {type(ck['model']).__name__}")
-    net = network_for(ck["model"], hidden, layers)
+    net = network_for(ck["model"], hidden, layers, ck["obs_version"])
     try:
         net.load_state_dict(ck["model"])
     except (RuntimeError, TypeError, KeyError) as e:  # a network of another shape (an older layout of the network)

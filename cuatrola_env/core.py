@@ -119,6 +119,30 @@ def legal_play(K: Kit, rules: Rules, hand, trick_len, led, best_led, best_trump,
     return K.where(trick_len == 0, hand, K.where(follow != 0, follow_legal, void))
 
 
+def shown_absent(K: Kit, rules: Rules, card, card_bit, trick_len, led, best_led, best_trump, trump):
+    """Mask of the cards a seat shows it does not hold by playing ``card`` (bit ``card_bit``) into
+    a trick in the state given (before the card enters it): every card that, held beside it, would
+    have made the play illegal under :func:`legal_play`.
+
+    Followed suit without overtaking when overtaking was compulsory: no higher card of the suit.
+    Did not follow: none of the led suit; and, where trumping (``must_trump``) or over-trumping was
+    compulsory and the card does not do it, none of the trumps that would have.
+    A lead shows nothing.
+    """
+    led_suit = K.suit_or_none[led]
+    higher = led_suit & K.above[best_led]
+    follows = card // NUM_RANKS == led
+    kept_under = follows & ((card_bit & higher) == 0)
+    if not rules.overtake_when_trumped:  # once trumped, following suit is enough
+        kept_under = kept_under & (best_trump < 0)
+    trumps_above = K.suit_or_none[trump] & K.above[best_trump]  # above[-1] is the whole deck
+    trump_forced = (best_trump >= 0) | rules.must_trump
+    skipped_trump = trump_forced & ((card_bit & trumps_above) == 0)
+    not_following = led_suit | K.where(skipped_trump, trumps_above, 0)
+    shown = K.where(follows, K.where(kept_under, higher, 0), not_following)
+    return K.where(trick_len == 0, 0, shown)
+
+
 def legal_bids(K: Kit, rules: Rules, high_bid, team_score):
     """Action bits of the legal bids: pass, and every bid above ``high_bid`` (within the
     target when the exact-target rule is on)."""

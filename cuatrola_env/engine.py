@@ -81,6 +81,8 @@ FIELDS = (
     Field("cantes", (5,), I8, -1, "hand", "suit sung right after each trick (-1 none)"),
     Field("seat_played", (4,), U32, 0, "hand", "cards each seat has played this hand"),
     Field("trick_played", (5,), U32, 0, "hand", "cards played in each trick"),
+    Field("absent", (4,), U32, 0, "hand", "cards each seat has shown it does not hold (held beside a card it played, "
+          "that play would have been illegal; core.shown_absent)"),
     Field("tricks_won", (4,), I8, 0, "hand", "tricks won by each seat this hand"),
     Field("points", (2,), I16, 0, "hand", "team points this hand: cards won + cantes + last trick"),
     Field("cante_pts", (2,), I16, 0, "hand", "the cantes part of ``points``"),
@@ -341,7 +343,7 @@ def step(s: State, actions: np.ndarray, rules: Rules) -> np.ndarray:
     seat = s.current.astype(np.intp)
     at_seat = _flat_index(s.num_games, NUM_SEATS, seat)
     _step_bid(s, s.phase == BIDDING, seat, at_seat, a)
-    return _step_play(s, playing, seat, at_seat, a)
+    return _step_play(s, playing, seat, at_seat, a, rules)
 
 
 def _step_bid(s: State, bidding: np.ndarray, seat: np.ndarray, at_seat: np.ndarray, a: np.ndarray) -> None:
@@ -366,7 +368,8 @@ def _step_bid(s: State, bidding: np.ndarray, seat: np.ndarray, at_seat: np.ndarr
     s.leaders.reshape(-1)[_cell(s.leaders, e, 0)] = leader
 
 
-def _step_play(s: State, playing: np.ndarray, seat: np.ndarray, at_seat: np.ndarray, card: np.ndarray) -> np.ndarray:
+def _step_play(s: State, playing: np.ndarray, seat: np.ndarray, at_seat: np.ndarray, card: np.ndarray,
+               rules: Rules) -> np.ndarray:
     """Card play, over the whole batch; for the games not playing, ``card`` is a bid id (20..23)
     (a finished game, phase DONE, is stepped with 20 and changes nothing)."""
     n = s.num_games
@@ -378,6 +381,8 @@ def _step_play(s: State, playing: np.ndarray, seat: np.ndarray, at_seat: np.ndar
     seat_played[at_seat] |= cbit
     trick_played = s.trick_played.reshape(-1)
     trick_played[_flat_index(n, NUM_TRICKS, np.minimum(s.trick_num, NUM_TRICKS - 1))] |= cbit
+    shown = core.shown_absent(NP, rules, card, cbit, s.trick_len, s.led, s.best_led, s.best_trump, s.trump)
+    s.absent.reshape(-1)[at_seat] |= np.where(playing, shown, U32(0)).astype(U32, copy=False)
     led, best_led, best_trump, win_seat = core.play(
         NP, card, s.current, playing, s.trick_len, s.led, s.best_led, s.best_trump, s.win_seat, s.trump
     )

@@ -4,14 +4,17 @@ It holds exactly what docs/rules.md "What a seat may see" lists: the seat's own 
 muestra and whether the dealer still holds it; dealer and la mano; every bid; contract,
 declarer and who sits out; every card played, by whom and in which trick (the leader of
 each trick gives the order inside it); tricks won per seat; points and cantes so far; the
-match score and target. Never another seat's unplayed cards (the muestra aside, which is
-public anyway and shown in its own block).
+match score and target; and what the plays show of the hands: for every seat, the unplayed
+cards it cannot hold, because holding one beside a card it played would have made that play
+illegal (docs/rules.md "What a seat may see"), something everyone at the table can work out.
+Never another seat's unplayed cards (the muestra aside, which is public anyway and shown in its
+own block).
 
 "rel" below means a seat relative to the observer: 0 = the observer, 1 = next to play
 after it, 2 = its partner, 3 = the seat before it. Teams are relative too: 0 = the
 observer's team, 1 = the other team. All blocks are 0/1 unless said otherwise.
 
-Layout (``OBS_VERSION`` 1)
+Layout (``OBS_VERSION`` 2)
 --------------------------
 ======================= ====== ======= ===================================================
 view                    offset size    meaning
@@ -37,8 +40,12 @@ score                   380    2       [rel team] match score / target
 target                  382    1       target / 21
 phase                   383    2       bidding, card play (both 0 once the episode is over)
 to_act                  385    1       1 when the observed seat is the seat to act
+absent                  386    80      [rel seat, card]: unplayed cards that seat has shown
+                                       by its plays it does not hold
 ======================= ====== ======= ===================================================
-``OBS_DIM`` = 386. The order of the cards inside a trick follows from its leader and the
+``OBS_DIM`` = 466. Each version's observation begins with the whole of the one before
+(:data:`OBS_DIMS`): version 1 is the first 386 columns, so a network trained on it reads that
+prefix and plays on. The order of the cards inside a trick follows from its leader and the
 seat order; the winner of a trick is the leader of the next one.
 """
 
@@ -51,7 +58,7 @@ import numpy as np
 from .engine import State
 from .rules import NUM_CARDS, NUM_SEATS, NUM_TRICKS, Rules
 
-OBS_VERSION = 1
+OBS_VERSION = 2
 
 #: (name, size) of each view, in order; offsets follow
 VIEWS = (
@@ -59,7 +66,7 @@ VIEWS = (
     ("trick_leaders", 20), ("tricks_won", 4), ("muestra", 20), ("muestra_in_hand", 1),
     ("trump", 4), ("dealer", 4), ("mano", 4), ("bids", 20), ("contract", 5), ("declarer", 4),
     ("sits_out", 4), ("points", 2), ("cantes", 8), ("score", 2), ("target", 1), ("phase", 2),
-    ("to_act", 1),
+    ("to_act", 1), ("absent", 80),
 )
 OFFSETS: dict[str, slice] = {}
 _o = 0
@@ -68,6 +75,8 @@ for _name, _size in VIEWS:
     _o += _size
 OBS_DIM = _o
 del _o, _name, _size
+#: the width of every observation version; each begins with the whole of the one before
+OBS_DIMS = {1: OFFSETS["absent"].start, 2: OBS_DIM}
 
 _R4 = np.arange(NUM_SEATS, dtype=np.int64)
 _O = {name: sl.start for name, sl in OFFSETS.items()}
@@ -131,16 +140,18 @@ def observe(s: State, rules: Rules, seats: np.ndarray | None = None) -> np.ndarr
     rot = (ar * NUM_SEATS)[:, None] + ((seat[:, None] + _R4) & 3)
     bytes_ = np.zeros((n, OBS_DIM), dtype=np.uint8)  # every 0/1 entry is built as a byte first
 
-    # ---- card masks (first 280 columns): hand, played_by[rel], played_in_trick[trick],
-    # current_trick[rel]; 14 masks unpacked to bits in one pass
-    masks = np.empty((n, _MASK_VIEWS), dtype=np.uint32)
+    # ---- card masks: hand, played_by[rel], played_in_trick[trick], current_trick[rel] (the
+    # first 280 columns), then absent[rel] (the last 80); 18 masks unpacked to bits in one pass
+    masks = np.empty((n, _MASK_VIEWS + NUM_SEATS), dtype=np.uint32)
     masks[:, 0] = s.hands.reshape(-1)[rot[:, 0]]
     masks[:, 1:5] = s.seat_played.reshape(-1)[rot]
     masks[:, 5:10] = s.trick_played
     cur = s.trick_played.reshape(-1)[ar * NUM_TRICKS + np.minimum(s.trick_num, NUM_TRICKS - 1)]
     masks[:, 10:14] = masks[:, 1:5] & np.where(s.trick_len > 0, cur, np.uint32(0))[:, None]
-    bits = np.unpackbits(masks.view(np.uint8), bitorder="little").reshape(n, _MASK_VIEWS, 32)
-    bytes_[:, : NUM_CARDS * _MASK_VIEWS].reshape(n, _MASK_VIEWS, NUM_CARDS)[:] = bits[:, :, :NUM_CARDS]
+    masks[:, 14:18] = s.absent.reshape(-1)[rot] & ~s.played[:, None]
+    bits = np.unpackbits(masks.view(np.uint8), bitorder="little").reshape(n, _MASK_VIEWS + NUM_SEATS, 32)
+    bytes_[:, :CARD_MASK_COLUMNS].reshape(n, _MASK_VIEWS, NUM_CARDS)[:] = bits[:, :_MASK_VIEWS, :NUM_CARDS]
+    bytes_[:, OFFSETS["absent"]].reshape(n, NUM_SEATS, NUM_CARDS)[:] = bits[:, _MASK_VIEWS:, :NUM_CARDS]
 
     # ---- one-hot categories: one scatter of flat positions (-1 = nothing to set)
     def rel(x):  # absolute seats -> relative to the observer; -1 (none) stays negative

@@ -27,6 +27,8 @@ _CANTES = [_O["cantes"] + CATEGORY_WIDTH["cantes"] * k for k in range(4)]
 _MUESTRA_IN_HAND, _DECLARER, _SITS_OUT, _PHASE, _TO_ACT = (
     _O[k] for k in ("muestra_in_hand", "declarer", "sits_out", "phase", "to_act")
 )
+_ABSENT = OFFSETS["absent"]
+_ABSENT_BYTES = NUM_SEATS * NUM_CARDS // 8
 #: fields of the state, in the order of engine.State; (name, length or None for a scalar)
 FIELDS = tuple((f.name, f.shape[0] if f.shape else None) for f in engine.FIELDS)
 #: (field, value at a hand's start) of what a new hand resets (the trick's fields included)
@@ -93,6 +95,8 @@ class SingleGame:
         self.played |= cbit
         self.seat_played[seat] |= cbit
         self.trick_played[self.trick_num] |= cbit
+        self.absent[seat] |= core.shown_absent(PY, self.rules, a, cbit, self.trick_len, self.led, self.best_led,
+                                               self.best_trump, self.trump)
         self.led, self.best_led, self.best_trump, self.win_seat = core.play(
             PY, a, seat, True, self.trick_len, self.led, self.best_led, self.best_trump, self.win_seat, self.trump
         )
@@ -166,6 +170,9 @@ class SingleGame:
         )
         out[:CARD_MASK_COLUMNS] = np.unpackbits(np.frombuffer(stream.to_bytes(CARD_MASK_COLUMNS // 8, "little"), np.uint8),
                                                 bitorder="little")
+        ab, unseen = self.absent, ~self.played
+        shown = (ab[r0] & unseen) | (ab[r1] & unseen) << 20 | (ab[r2] & unseen) << 40 | (ab[r3] & unseen) << 60
+        out[_ABSENT] = np.unpackbits(np.frombuffer(shown.to_bytes(_ABSENT_BYTES, "little"), np.uint8), bitorder="little")
         b = self.bids
         dealer = self.dealer
         ones = [

@@ -87,14 +87,14 @@ def test_bot_and_service_refuse_a_pickle_posing_as_a_model(malicious, tmp_path):
 
 def test_an_old_pickled_checkpoint_is_refused_with_the_way_to_convert_it(tmp_path):
     old = tmp_path / "old.pt"
-    ck = read_checkpoint(ROOT / "agents/models/cuatrola.pt")
+    ck = read_checkpoint(ROOT / "agents/models/cuatrola.pt", older=True)
     torch.save({**ck, "hand_uid": np.zeros(4, np.int64)}, old)  # NumPy arrays pickled, as older versions wrote
     with pytest.raises(CheckpointError, match=r"convert it: python -m agents.checkpoint .*old.pt NEW.pt --trust-pickle"):
         read_checkpoint(old)
     assert convert_main([str(old), str(tmp_path / "new.pt")]) == 2, "converting needs --trust-pickle"
     assert not (tmp_path / "new.pt").exists()
     assert convert_main([str(old), str(tmp_path / "new.pt"), "--trust-pickle"]) == 0
-    new = read_checkpoint(tmp_path / "new.pt")
+    new = read_checkpoint(tmp_path / "new.pt", older=True)
     assert isinstance(new["hand_uid"], torch.Tensor) and all(torch.equal(new["model"][k], ck["model"][k]) for k in ck["model"])
 
 
@@ -139,8 +139,13 @@ def test_resume_refuses_a_flag_that_would_change_the_run(short_run, flags, named
 
 
 def test_resume_refuses_checkpoints_that_do_not_fit_naming_the_field(short_run, tmp_path, capsys):
-    assert train.main(["--resume", str(ROOT / "agents/models/cuatrola.pt")]) == 2  # a slim model file
+    from agents.export import slim_checkpoint
+
+    slim = slim_checkpoint(str(short_run), str(tmp_path / "slim.pt"))  # a model file: weights, no optimiser
+    assert train.main(["--resume", str(slim)]) == 2
     assert refused(capsys, "lacks 'optimizer'")
+    assert train.main(["--resume", str(ROOT / "models/ppo/ppo.pt")]) == 2
+    assert refused(capsys, "observation version 1, this code builds version 2")
     assert train.main(["--resume", edited(short_run, tmp_path / "a.pt", lambda ck: ck["config"].update(warp=1))]) == 2
     assert refused(capsys, "unknown field(s) ['warp']")
     assert train.main(["--resume", edited(short_run, tmp_path / "b.pt", lambda ck: ck["config"].update(num_envs=32))]) == 2

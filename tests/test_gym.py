@@ -11,7 +11,7 @@ from scenario import cid
 
 import cuatrola_env  # noqa: F401  (registers Cuatrola-v0)
 from cuatrola_env.gym import CuatrolaGymEnv
-from cuatrola_env.observation import OBS_DIM
+from cuatrola_env.observation import OBS_DIM, OFFSETS
 
 DEAL_A = [[cid(c) for c in h.split()] for h in ["Ro Sc Se Sb Cb", "So Ao Cc Ce Rb", "Co 3o Rc Re 3b", "3c Ac 3e Ae Ab"]]
 
@@ -36,7 +36,7 @@ def test_episodes_rewards_and_masks():
         while not done:
             mask = env.unwrapped.action_masks()
             assert np.array_equal(mask, info["action_mask"]) and mask.any()
-            assert obs[-1] == 1.0, "the learning seat is the one to act"
+            assert obs[OFFSETS["to_act"]][0] == 1.0, "the learning seat is the one to act"
             obs, r, done, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
             assert not trunc
         rewards.append(r)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 from helpers import draw_deals, pick_actions, scramble_hidden
+from reference import RefHand
 from scenario import Scenario, cid
 
 import cuatrola_env.observation as obs_mod
@@ -121,3 +123,54 @@ def test_docs_table_matches_the_code():
     text = (Path(__file__).resolve().parents[1] / "docs" / "observation.md").read_text()
     rows = re.findall(r"^\| `(\w+)` \| (\d+) \| (\d+) \|", text, flags=re.M)
     assert {n: (int(o), int(s)) for n, o, s in rows} == {n: (sl.start, sl.stop - sl.start) for n, sl in OFFSETS.items()}
+
+
+def _revealed_by_reference(ref, card) -> set[int]:
+    """Cards the seat to act shows it does not hold by playing ``card`` (rule "What the plays
+    reveal"), by brute force over the plain reference: every unplayed card that, held beside
+    ``card`` instead of the rest of its hand, would have made ``card`` illegal."""
+    seat, saved = ref.to_act, ref.hands[ref.to_act]
+    seen = {c for _, c in ref.trick} | {c for trick, _ in ref.tricks for _, c in trick}
+    shown = set()
+    for x in set(range(20)) - seen - {card}:
+        ref.hands[seat] = {card, x}
+        if card not in ref._legal_cards():
+            shown.add(x)
+    ref.hands[seat] = saved
+    return shown
+
+
+@pytest.mark.parametrize("preset", ["online", "traditional"])
+def test_absent_block_is_what_the_plays_reveal(preset):
+    """Rule "What a seat may see / What the plays reveal": after every action of random hands
+    drawn here, each seat's ``absent`` row (from every observer) is exactly the unplayed cards the
+    reference says that seat's plays ruled out; and it never marks a card the seat holds."""
+    rng = np.random.default_rng({"online": 5, "traditional": 6}[preset])
+    n = 60
+    hands, dealer, muestra = draw_deals(rng, n)
+    env = VectorCuatrola(num_envs=n, rules=preset, seed=0)
+    env.reset(hands=hands, dealer=dealer, muestra=muestra)
+    refs = [RefHand(env.rules, hands[i].tolist(), int(dealer[i]), int(muestra[i])) for i in range(n)]
+    expected = [[set() for _ in range(4)] for _ in range(n)]
+    active = np.ones(n, dtype=bool)
+    marked = 0
+    while active.any():
+        actions = pick_actions(env.action_mask, rng)
+        for i in np.flatnonzero(active):
+            a = int(actions[i])
+            if refs[i].phase == "play":
+                expected[i][refs[i].to_act] |= _revealed_by_reference(refs[i], a)
+            refs[i].play(a)
+        _, done = env.step(actions)
+        active &= ~done
+        for observer in range(4):
+            block = view(env.observe(np.full(n, observer)), "absent").reshape(n, 4, 20)
+            for i in np.flatnonzero(active):
+                unplayed = set().union(*refs[i].hands)
+                for rel in range(4):
+                    seat = (observer + rel) % 4
+                    got = set(np.flatnonzero(block[i, rel]).tolist())
+                    assert got == expected[i][seat] & unplayed, f"game {i}, seat {seat} seen from seat {observer}"
+                    assert not got & refs[i].hands[seat], "a card the seat holds is marked absent"
+                    marked += len(got)
+    assert marked > 500, "the random hands must reveal cards"

@@ -2,13 +2,14 @@
 
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 from helpers import random_position
 
 from cuatrola_env.game import Game
-from cuatrola_env.observation import OBS_DIM
+from cuatrola_env.observation import OBS_DIM, OBS_DIMS, OBS_VERSION
 from cuatrola_serve.bot import seat_state
 
 ort = pytest.importorskip("onnxruntime")
@@ -23,7 +24,7 @@ def test_onnx_parity_on_10000_real_observations(tiny_checkpoint, tmp_path):
     report = check_parity(load_network(tiny_checkpoint), tmp_path / "m.onnx", 10_000)
     assert report["max_abs_diff"] <= 1e-5 and report["same_actions"]
     written = json.loads((tmp_path / "m.json").read_text())
-    assert written["obs_version"] == card["obs_version"] == 1 and written["rules"]["name"] == "online"
+    assert written["obs_version"] == card["obs_version"] == OBS_VERSION and written["rules"]["name"] == "online"
     sess = ort.InferenceSession(str(tmp_path / "m.onnx"))
     assert [i.name for i in sess.get_inputs()] == ["observation", "action_mask"]
     assert [o.name for o in sess.get_outputs()] == ["logits"]
@@ -131,6 +132,9 @@ def test_bot_refuses_a_model_that_does_not_match_its_card(onnx_model, tmp_path):
     card = json.loads((tmp_path / "m.json").read_text())
     (tmp_path / "m.json").write_text(json.dumps({**card, "obs_version": 0}))
     with pytest.raises(ModelError, match="observation version 0"):
+        Bot.load(tmp_path / "m.onnx")
+    (tmp_path / "m.json").write_text(json.dumps({**card, "obs_version": 1, "obs_dim": OBS_DIM}))
+    with pytest.raises(ModelError, match=f"observation version 1 .{OBS_DIM} floats.; this code builds version 2"):
         Bot.load(tmp_path / "m.onnx")
     (tmp_path / "m.json").write_text(json.dumps({**card, "sha256": "0" * 64}))
     with pytest.raises(ModelError, match="does not match its card"):
@@ -329,3 +333,35 @@ def test_the_terminal_game_never_asks_for_a_forced_move():
                 input_fn=answer, print_fn=lines.append) == 0
     assert any(line.startswith("Your only legal move:") for line in lines)
     assert all(line.count("[") >= 2 for line in asked), "a prompt with a single option"
+
+
+def test_a_model_of_an_earlier_observation_version_reads_the_leading_columns():
+    """``models/ppo`` was trained on observation version 1: the bot's policy and the PyTorch loader
+    both feed it the first 386 columns of today's observation, and agree with each other."""
+    pytest.importorskip("onnxruntime")
+    import torch
+
+    from agents.policy import OnnxPolicy
+    from agents.torch_agent import load_network
+    from cuatrola_env import VectorCuatrola
+
+    root = Path(__file__).resolve().parents[1] / "models" / "ppo"
+    policy = OnnxPolicy.load(root / "ppo.onnx")
+    assert policy.card["obs_version"] == 1 and policy.obs_dim == OBS_DIMS[1] < OBS_DIM
+    env = VectorCuatrola(64, seed=3)
+    rng = np.random.default_rng(0)
+    obs, mask = [], []
+    for _ in range(12):
+        obs.append(env.observe())
+        mask.append(env.action_mask.copy())
+        env.step((rng.random(env.action_mask.shape) * env.action_mask).argmax(1))
+    obs, mask = np.concatenate(obs), np.concatenate(mask)
+    assert obs[:, OBS_DIMS[1]:].any(), "the later columns hold something the old model must not read"
+    got = policy.logits(obs, mask)
+    direct = policy.session.run(["logits"], {"observation": np.ascontiguousarray(obs[:, : OBS_DIMS[1]]), "action_mask": mask})[0]
+    assert np.array_equal(got, direct)
+    with torch.no_grad():
+        net = load_network(str(root / "ppo.pt"))
+        want = net.policy(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
+    assert net.obs_dim == OBS_DIMS[1]
+    assert np.abs(got[mask] - want[mask]).max() < 1e-4

@@ -12,6 +12,7 @@ pytest.importorskip("tensorboard")
 
 from agents import training as train  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
+from cuatrola_env.observation import OBS_VERSION  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,7 +30,7 @@ def test_tiny_run_end_to_end(tmp_path):
     assert (run / "checkpoint.pt").is_file()
     assert list(run.glob("events.out.tfevents.*")), "TensorBoard events written"
     ck = read_checkpoint(str(run / "checkpoint.pt"))
-    assert ck["step"] == 4096 and ck["update"] == 4 and ck["obs_version"] == 1
+    assert ck["step"] == 4096 and ck["update"] == 4 and ck["obs_version"] == OBS_VERSION
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     ea = EventAccumulator(str(run))
@@ -70,6 +71,13 @@ def test_checkpoint_errors(tmp_path):
     torch.save(ck, tmp_path / "old.pt")
     with pytest.raises(train.CheckpointError, match="observation version 0"):
         read_checkpoint(str(tmp_path / "old.pt"))
+    with pytest.raises(train.CheckpointError, match="observation version 0"):
+        read_checkpoint(str(tmp_path / "old.pt"), older=True)
+    ck["obs_version"] = 1  # an earlier version: it may play, not train
+    torch.save(ck, tmp_path / "v1.pt")
+    with pytest.raises(train.CheckpointError, match="version 1, this code builds version 2 .it can play"):
+        read_checkpoint(str(tmp_path / "v1.pt"))
+    assert read_checkpoint(str(tmp_path / "v1.pt"), older=True)["obs_version"] == 1
     with pytest.raises(train.CheckpointError, match="rules 'online', not 'traditional'"):
         read_checkpoint(str(path), rules_name="traditional")
     from agents.torch_agent import load_network
@@ -127,8 +135,13 @@ def test_init_fine_tunes_from_a_checkpoint(tmp_path, capsys):
     assert refused(capsys, "no checkpoint or model file")
 
 
-def test_init_takes_the_network_shape_of_its_file_unless_a_flag_or_preset_sets_it(tmp_path):
-    shipped = str(ROOT / "agents/models/cuatrola.pt")
+def test_init_takes_the_network_shape_of_its_file_unless_a_flag_or_preset_sets_it(tmp_path, tiny_checkpoint):
+    import torch
+
+    ck = torch.load(tiny_checkpoint, weights_only=True)
+    ck["config"] = {**ck["config"], "hidden": 48, "layers": 3}  # the file's shape, as parse_config reads it
+    shipped = str(tmp_path / "wide.pt")
+    torch.save(ck, shipped)
     shape = read_checkpoint(shipped)["config"]
     cfg, _, _ = train.parse_config(["--algorithm", "ppo", "--init", shipped, "--run-dir", str(tmp_path)])
     assert (cfg.hidden, cfg.layers) == (shape["hidden"], shape["layers"]) != (32, 2)

@@ -129,7 +129,7 @@ def read_checkpoint(path: str | os.PathLike, rules_name: str | None = None, olde
         raise CheckpointError(f"{path} is not a Cuatrola checkpoint (one written by train.py)")
     version = ck["obs_version"]
     if version != OBS_VERSION and not (older and version in OBS_DIMS):
-        hint = " (it can play and be evaluated, not be trained on)" if version in OBS_DIMS else ""
+        hint = " (it can play, be evaluated and start a run with --init, not be resumed)" if version in OBS_DIMS else ""
         raise CheckpointError(
             f"{path} was trained on observation version {version!r}, this code builds version {OBS_VERSION}{hint}"
         )

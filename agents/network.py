@@ -45,6 +45,26 @@ def _mlp(inp: int, hidden: int, out: int, layers: int = 2) -> nn.Sequential:
     return nn.Sequential(*mods)
 
 
+#: the first layer of each head, and what its input holds after the observation
+_FIRST_LAYERS = ("policy_net.0.weight", "q_net.0.weight", "owner_net.0.weight", "value_net.0.weight")
+
+
+def widen_inputs(state: dict, from_dim: int, to_dim: int = OBS_DIM) -> dict:
+    """The weights of a network built for an observation of ``from_dim`` floats, for one of
+    ``to_dim``: each head's first layer gains zero weights for the new columns (which come after
+    the old ones and before the legal mask or the hidden hands), so the widened network computes
+    exactly what the old one did and can learn to use the new columns."""
+    if to_dim < from_dim:
+        raise ValueError(f"an observation of {to_dim} floats cannot hold one of {from_dim}")
+    out = dict(state)
+    for key in _FIRST_LAYERS:
+        if key in state:
+            w = state[key]
+            zeros = w.new_zeros(w.shape[0], to_dim - from_dim)
+            out[key] = torch.cat([w[:, :from_dim], zeros, w[:, from_dim:]], dim=1)
+    return out
+
+
 class PolicyValueNet(nn.Module):
     """``policy(obs, mask) -> masked logits``; ``value(obs, hidden_hands) -> value`` (training only)."""
 

@@ -145,7 +145,7 @@ def test_resume_refuses_checkpoints_that_do_not_fit_naming_the_field(short_run, 
     assert train.main(["--resume", str(slim)]) == 2
     assert refused(capsys, "lacks 'optimizer'")
     assert train.main(["--resume", str(ROOT / "models/ppo/ppo.pt")]) == 2
-    assert refused(capsys, "observation version 1, this code builds version 2")
+    assert refused(capsys, "observation version 1, this code builds version 2 (it can play")
     assert train.main(["--resume", edited(short_run, tmp_path / "a.pt", lambda ck: ck["config"].update(warp=1))]) == 2
     assert refused(capsys, "unknown field(s) ['warp']")
     assert train.main(["--resume", edited(short_run, tmp_path / "b.pt", lambda ck: ck["config"].update(num_envs=32))]) == 2

@@ -73,9 +73,9 @@ def test_checkpoint_errors(tmp_path):
         read_checkpoint(str(tmp_path / "old.pt"))
     with pytest.raises(train.CheckpointError, match="observation version 0"):
         read_checkpoint(str(tmp_path / "old.pt"), older=True)
-    ck["obs_version"] = 1  # an earlier version: it may play, not train
+    ck["obs_version"] = 1  # an earlier version: it may play and start a run, not resume
     torch.save(ck, tmp_path / "v1.pt")
-    with pytest.raises(train.CheckpointError, match="version 1, this code builds version 2 .it can play"):
+    with pytest.raises(train.CheckpointError, match="version 2 .it can play, be evaluated and start a run with --init"):
         read_checkpoint(str(tmp_path / "v1.pt"))
     assert read_checkpoint(str(tmp_path / "v1.pt"), older=True)["obs_version"] == 1
     with pytest.raises(train.CheckpointError, match="rules 'online', not 'traditional'"):
@@ -250,3 +250,32 @@ def test_the_progress_bar_shows_the_phase_and_the_latest_evaluation(tmp_path, ca
     warm = cfg["imitation_decisions"]
     assert f"{run.name} imitation: 100%" in err and f"| {warm}/{warm} [" in err
     assert f"{run.name} ppo: 100%" in err and f"| {cfg['total_decisions'] - warm}/{cfg['total_decisions'] - warm} [" in err
+
+
+def test_a_network_of_an_earlier_observation_version_starts_a_run_playing_as_before(tmp_path):
+    """``--init`` with a version-1 network (models/ppo): the run's network is the same network with
+    zero weights for the new observation columns, so its logits on today's observations are the
+    old network's, and the new columns can then be learned."""
+    import numpy as np
+    import torch
+
+    from agents.torch_agent import load_network, network_for
+    from agents.training.config import read_init
+    from cuatrola_env import OBS_DIM, VectorCuatrola
+
+    old_file = str(ROOT / "models/ppo/ppo.pt")
+    cfg, _, _ = train.parse_config(["--algorithm", "ppo", "--init", old_file, "--run-dir", str(tmp_path)])
+    state = read_init(cfg)
+    net = network_for(state, cfg.hidden, cfg.layers)
+    net.load_state_dict(state)
+    assert net.obs_dim == OBS_DIM and state["policy_net.0.weight"].shape[1] == OBS_DIM + 24
+    old = load_network(old_file)
+    assert old.obs_dim < OBS_DIM
+    env = VectorCuatrola(256, seed=4)
+    rng = np.random.default_rng(1)
+    for _ in range(10):
+        env.step((rng.random(env.action_mask.shape) * env.action_mask).argmax(1))
+    obs, mask = torch.from_numpy(env.observe()), torch.from_numpy(env.action_mask.copy())
+    assert obs[:, old.obs_dim:].any()
+    with torch.no_grad():
+        assert torch.allclose(net.policy(obs, mask), old.policy(obs, mask), atol=1e-5)

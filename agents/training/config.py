@@ -13,9 +13,11 @@ from collections.abc import Callable
 
 import torch
 
+from cuatrola_env.observation import OBS_DIMS
 from cuatrola_env.rules import get_rules
 
 from ..checkpoint import CheckpointError, read_checkpoint
+from ..network import widen_inputs
 
 
 def option(default, help: str):
@@ -162,15 +164,17 @@ def learner_device(name: str) -> torch.device:
 
 def read_init(cfg: RunConfig) -> dict:
     """The network of ``cfg.init`` (a checkpoint or model file), checked against this run's network
-    shape (a network trained under another rules preset may start a run: the observation is the same)."""
-    init = read_checkpoint(cfg.init)
+    shape (a network trained under another rules preset may start a run: the observation is the same;
+    one of an earlier observation version too, widened by :func:`agents.network.widen_inputs` to
+    play exactly as before)."""
+    init = read_checkpoint(cfg.init, older=True)
     shape = init.get("config", {})
     if (shape.get("hidden"), shape.get("layers")) != (cfg.hidden, cfg.layers):
         raise CheckpointError(
             f"{cfg.init} holds a network of {shape.get('layers')} layers of {shape.get('hidden')} units; "
             f"this run builds {cfg.layers} of {cfg.hidden} (set --hidden and --layers to match, "
             "or leave both unset to take the file's)")
-    return init["model"]
+    return widen_inputs(init["model"], OBS_DIMS[init["obs_version"]])
 
 
 __all__ = ["Algorithm", "FROM_COMMAND_LINE", "LATER_FIELDS", "RESUMABLE", "RunConfig", "check_counts", "check_fields",

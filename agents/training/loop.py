@@ -116,7 +116,7 @@ def _init_shape(values: dict) -> dict:
     and preset leave it unset: fine-tuning a network needs no flag repeating its size."""
     if not values.get("init"):
         return {}
-    shape = read_checkpoint(values["init"]).get("config")
+    shape = read_checkpoint(values["init"], older=True).get("config")
     return {k: shape[k] for k in ("hidden", "layers") if k in shape} if isinstance(shape, dict) else {}
 
 

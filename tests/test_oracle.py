@@ -16,6 +16,7 @@ pytest.importorskip("tensorboard")
 from agents import training as train  # noqa: E402
 from agents.base import seat_view  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
+from agents.pimc import PIMCAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.solver import Position  # noqa: E402
 from agents.training import oracle  # noqa: E402
@@ -64,14 +65,16 @@ def double_dummy_points(g: Game, team: int) -> tuple[int, bool]:
     return points, r["points"][0] == r["points"][1]
 
 
-@pytest.mark.parametrize("preset", ["online", "traditional"])
-def test_labels_are_each_legal_actions_double_dummy_result_on_the_actual_deal(preset):
+@pytest.mark.parametrize(("preset", "rivals"), [("online", {}), ("traditional", {}),
+                                                ("online", {"pimc_frac": 1.0, "pimc_worlds": 2})])
+def test_labels_are_each_legal_actions_double_dummy_result_on_the_actual_deal(preset, rivals):
     """Rule (hand result, bidding): a label is the game points, for the acting seat's team, of the
     hand played out double-dummy on the actual deal after that action (a bid: the later seats
     passing), through the engine; NaN exactly off the legal actions. A points tie under the
-    last-trick rule, whose winner the solver does not report, is valued 0."""
+    last-trick rule, whose winner the solver does not report, is valued 0. The same when one team
+    of every game is PIMC (its decisions are labelled too)."""
     rules = get_rules(preset)
-    data = oracle.play_and_label(fresh_weights(), None, (16, 2), preset, OPTIONS, seed=5, hands=10)
+    data = oracle.play_and_label(fresh_weights(), None, (16, 2), preset, {**OPTIONS, **rivals}, seed=5, hands=10)
     values = data["values"].astype(np.float32)
     checked = {"bid": 0, "card": 0}
     for k in range(len(data["hand"])):
@@ -89,6 +92,34 @@ def test_labels_are_each_legal_actions_double_dummy_result_on_the_actual_deal(pr
                 f"hand {hand} step {step} action {a}: label {label}, double-dummy {points}"
         checked["bid" if g.seat_view().phase == 0 else "card"] += 1
     assert checked["bid"] >= 3 and checked["card"] >= 10, checked
+
+
+def test_each_kind_of_opposing_team_plays_its_share_of_the_games():
+    """``heuristic_frac``, ``pimc_frac`` and ``past_frac`` of the games give one team to that kind of
+    player; the rest are the network against itself; a past network only where the task has one."""
+    shares = {**OPTIONS, "heuristic_frac": 0.1, "pimc_frac": 0.3, "past_frac": 0.2}
+    kinds = oracle._opponents(100_000, shares, True, np.random.default_rng(0))
+    got = {k: float(np.mean(kinds == k)) for k in (oracle.HEURISTIC, oracle.PIMC, oracle.PAST, oracle.SELF)}
+    assert got == pytest.approx({oracle.HEURISTIC: 0.1, oracle.PIMC: 0.3, oracle.PAST: 0.2, oracle.SELF: 0.4}, abs=0.01)
+    alone = oracle._opponents(100_000, shares, False, np.random.default_rng(0))
+    assert not np.any(alone == oracle.PAST) and np.mean(alone == oracle.SELF) == pytest.approx(0.6, abs=0.01)
+
+
+def test_a_pimc_team_plays_as_pimc_itself():
+    """With ``pimc_frac`` 1 one team of every game is PIMC: each of its decisions is the one a PIMC
+    agent of the same size and seed makes in that position, the games' decisions taken in turn."""
+    rules, opts = get_rules("online"), {**OPTIONS, "pimc_frac": 1.0, "pimc_worlds": 2}
+    data = oracle.play_and_label(fresh_weights(4), None, (16, 2), "online", opts, seed=3, hands=4)
+    rng = np.random.default_rng(3)  # the task's draws: each game's opposing kind, then its team
+    assert np.all(oracle._opponents(4, opts, False, rng) == oracle.PIMC)
+    pimc_team, pimc, checked = rng.integers(0, 2, 4), PIMCAgent(3, 2), 0
+    for step in range(int(data["length"].max())):
+        for hand in np.flatnonzero(data["length"] > step):
+            g = game_at(data, int(hand), step, rules)
+            if (g.current_player & 1) == pimc_team[hand]:
+                assert pimc.act(seat_view(g)) == data["actions"][hand, step], (hand, step)
+                checked += 1
+    assert checked >= 30
 
 
 def test_rollout_bid_labels_are_the_networks_own_play_of_the_actual_deal():
@@ -207,7 +238,7 @@ def test_the_learning_rate_decays_linearly_to_its_final_value_at_the_last_iterat
 
 def test_oracle_config_refuses_impossible_shares(capsys):
     assert train.main(["--algorithm", "oracle", "--oracle-heuristic-frac", "0.7", "--oracle-past-frac", "0.5"]) == 2
-    assert "oracle_heuristic_frac and oracle_past_frac" in capsys.readouterr().err
+    assert "oracle_heuristic_frac, oracle_pimc_frac and oracle_past_frac" in capsys.readouterr().err
 
 
 def test_an_oracle_network_exports_its_policy_and_the_bot_plays_it(tmp_path):

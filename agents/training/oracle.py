@@ -16,10 +16,12 @@ Each iteration:
 
 1. **Play and label** (tasks of ``oracle_per_task`` hands on ``workers`` Ray workers): a batch of
    hands stepped at once, the network sampled at ``oracle_temperature`` in every seat, except that
-   in ``oracle_heuristic_frac`` of the games one team is the heuristic bot and in
-   ``oracle_past_frac`` one team is a past network of this run (both 0 by default: no heuristic
-   anywhere unless a run asks for it). Each decision with more than one legal action gets the
-   game points, for the acting seat's team, of every legal action on the actual deal.
+   in ``oracle_heuristic_frac`` of the games one team is the heuristic bot, in
+   ``oracle_pimc_frac`` a cheap PIMC (``oracle_pimc_worlds`` deals solved a decision: players that
+   reason from the double-dummy solver, whose plays the network must learn to read too) and in
+   ``oracle_past_frac`` a past network of this run (no heuristic anywhere unless a run asks for
+   it). Each decision with more than one legal action gets the game points, for the acting seat's
+   team, of every legal action on the actual deal.
 2. **Keep** the latest ``oracle_window`` labelled decisions (the replay window), compactly
    (:mod:`.labels`); older ones are dropped.
 3. **Fit** ``fit_epochs`` passes over the window: the action-value head (a state value plus a
@@ -77,7 +79,7 @@ from .report import evaluate_policy, interval
 from .stopping import stop_signals
 
 WINDOW_FILE = "data/window.npz"
-SELF, HEURISTIC, PAST = 0, 1, 2  #: who plays the opposing team of a game
+SELF, HEURISTIC, PAST, PIMC = 0, 1, 2, 3  #: who plays the opposing team of a game
 BID_LABELS = ("solver", "rollout")  #: how a bid may be valued
 
 
@@ -99,6 +101,8 @@ class OracleConfig(RunConfig):
     oracle_temperature: float = option(1.0, "temperature of the network's sampled play")
     oracle_heuristic_frac: float = option(0.0, "share of games in which one team is the heuristic bot")
     oracle_past_frac: float = option(0.2, "share of games in which one team is a past network of this run")
+    oracle_pimc_frac: float = option(0.0, "share of games in which one team is PIMC with oracle_pimc_worlds deals")
+    oracle_pimc_worlds: int = option(4, "deals PIMC solves a decision, where it plays a team")
     oracle_pool: int = option(5, "past networks kept (one added every iteration)")
     oracle_bids: str = option("rollout", "value a bid by solving the actual deal under the contract it leads to (solver) "
                                         "or by the network playing the actual deal out in every seat (rollout)")
@@ -119,7 +123,8 @@ ORACLE_RESUMABLE = RESUMABLE + ("oracle_iterations", "workers")
 #: what an oracle checkpoint to resume from holds
 RESUME_FIELDS = ("run_name", "config", "optimizer", "iteration", "rng", "torch_rng", "pool", "labels")
 
-ORACLE_LATER = {**LATER_FIELDS, "lr_final": -1.0}  #: runs from before the learning rate decayed kept it
+#: fields runs from before them did without: the learning rate did not decay, no team was PIMC
+ORACLE_LATER = {**LATER_FIELDS, "lr_final": -1.0, "oracle_pimc_frac": 0.0, "oracle_pimc_worlds": 4}
 
 
 def network(hidden: int, layers: int, weights: dict | None = None) -> PolicyValueNet:
@@ -174,7 +179,8 @@ def _greedy(net: PolicyValueNet, pos: Positions, live: np.ndarray, bits: np.ndar
 def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rules: str, options: dict, seed: int,
                    hands: int) -> dict:
     """Play ``hands`` hands at once, every decision with more than one legal action labelled on the
-    actual deal. ``options``: ``temperature``, ``heuristic_frac``, ``past_frac``, ``margin``, ``bids``
+    actual deal. ``options``: ``temperature``, ``heuristic_frac``, ``pimc_frac``, ``pimc_worlds``, ``past_frac``,
+    ``margin``, ``bids``
     (``solver``: each contract solved double-dummy; ``rollout``: :func:`rollout_bid_values`). Returns the
     compact data of :mod:`.labels`."""
     torch.set_num_threads(1)
@@ -183,7 +189,8 @@ def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rul
     opponent, opp_team = _opponents(hands, options, past is not None, rng), rng.integers(0, 2, hands)
     pos = Positions.random(hands, rules_set, int(rng.integers(2**63)), score=_match_scores(hands, rules_set, rng))
     deal, actions, labels = pos.hands.copy(), np.full((hands, MAX_DECISIONS), -1, np.int8), []
-    heuristic = HeuristicAgent()
+    rivals = {HEURISTIC: HeuristicAgent(), PIMC: PIMCAgent(seed, options.get("pimc_worlds", 4))}
+    histories = [[] for _ in range(hands)]  #: (seat, action) of every game so far: PIMC reads them
     for t in range(MAX_DECISIONS):
         live = np.flatnonzero(~pos.done)
         if not live.size:
@@ -192,8 +199,12 @@ def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rul
         views = batch_views(pos, live, bits)
         labels += [(i, t, v) for i, v in _label_step(pos, live, bits, views, nets[SELF], options)]
         who = np.where((pos.current[live] & 1) == opp_team[live], opponent[live], SELF)
-        acts = _actions(pos, live, bits, who, views, nets, heuristic, options["temperature"], rng)
+        for r in np.flatnonzero(who == PIMC):  # the batched state keeps no history: PIMC's views get theirs
+            views[r] = dataclasses.replace(views[r], history=tuple(histories[live[r]]))
+        acts = _actions(pos, live, bits, who, views, nets, rivals, options["temperature"], rng)
         actions[live, t] = acts
+        for i, seat, a in zip(live.tolist(), pos.current[live].tolist(), acts.tolist(), strict=True):
+            histories[i].append((seat, a))
         step = np.full(hands, NUM_CARDS)
         step[live] = acts
         pos.step(step)
@@ -215,9 +226,11 @@ def _label_step(pos: Positions, live: np.ndarray, bits: np.ndarray, views, net: 
 
 
 def _opponents(n: int, options: dict, have_past: bool, rng: np.random.Generator) -> np.ndarray:
-    u = rng.random(n)
-    past = options["past_frac"] if have_past else 0.0
-    return np.where(u < options["heuristic_frac"], HEURISTIC, np.where(u < options["heuristic_frac"] + past, PAST, SELF))
+    shares = {HEURISTIC: options["heuristic_frac"], PIMC: options.get("pimc_frac", 0.0),
+              PAST: options["past_frac"] if have_past else 0.0}
+    edges = np.cumsum(list(shares.values()))
+    kind = np.searchsorted(edges, rng.random(n), side="right")  # the first share whose edge is above u
+    return np.append(list(shares), SELF)[kind]
 
 
 def _match_scores(n: int, rules: Rules, rng: np.random.Generator) -> np.ndarray:
@@ -228,9 +241,10 @@ def _match_scores(n: int, rules: Rules, rng: np.random.Generator) -> np.ndarray:
     return score.astype(np.int16)
 
 
-def _actions(pos: Positions, live: np.ndarray, bits: np.ndarray, who: np.ndarray, views, nets, heuristic,
+def _actions(pos: Positions, live: np.ndarray, bits: np.ndarray, who: np.ndarray, views, nets, rivals: dict,
              temperature: float, rng: np.random.Generator) -> np.ndarray:
-    """The actions of the live games: each network's sampled at ``temperature``, the heuristic's own."""
+    """The actions of the live games: each network's sampled at ``temperature``, the heuristic's and
+    PIMC's (``rivals``, by kind) their own."""
     out = np.zeros(live.size, np.int64)
     obs, mask = pos.take(live).observe(), pos.legal_mask(bits[live])
     for kind in (SELF, PAST):
@@ -239,8 +253,9 @@ def _actions(pos: Positions, live: np.ndarray, bits: np.ndarray, who: np.ndarray
             with torch.no_grad():
                 logits = nets[kind].policy(torch.from_numpy(obs[rows]), torch.from_numpy(mask[rows])).numpy()
             out[rows] = sample(logits, mask[rows], temperature, rng)
-    for r in np.flatnonzero(who == HEURISTIC):
-        out[r] = heuristic.act(views[r])
+    for kind, agent in rivals.items():
+        for r in np.flatnonzero(who == kind):
+            out[r] = agent.act(views[r])
     return out
 
 
@@ -369,7 +384,8 @@ def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConf
     (:class:`~agents.parallel.Stopped` once ``stop()``)."""
     weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
     options = {"temperature": cfg.oracle_temperature, "heuristic_frac": cfg.oracle_heuristic_frac,
-               "past_frac": cfg.oracle_past_frac, "margin": cfg.oracle_margin_coef, "bids": cfg.oracle_bids}
+               "pimc_frac": cfg.oracle_pimc_frac, "pimc_worlds": cfg.oracle_pimc_worlds, "past_frac": cfg.oracle_past_frac,
+               "margin": cfg.oracle_margin_coef, "bids": cfg.oracle_bids}
     split = hand_tasks(cfg.oracle_hands, cfg.oracle_per_task, cfg.seed, iteration)
     past = [pool[int(rng.integers(len(pool)))] if pool and cfg.oracle_past_frac > 0 else None for _ in split]
     tasks = [(weights, p, (cfg.hidden, cfg.layers), cfg.rules, options, seed, n)
@@ -466,9 +482,12 @@ def restore(ck: dict, path: str, run_dir: Path, net, opt, rng: np.random.Generat
 def check(cfg: OracleConfig) -> None:
     """``ValueError`` naming an oracle field no run can start with."""
     check_counts(cfg, "oracle_hands", "oracle_per_task", "oracle_window", "oracle_pool", "fit_epochs", "fit_batch")
-    shares = (cfg.oracle_heuristic_frac, cfg.oracle_past_frac)
+    shares = (cfg.oracle_heuristic_frac, cfg.oracle_pimc_frac, cfg.oracle_past_frac)
     if min(shares) < 0 or sum(shares) > 1:
-        raise ValueError(f"oracle_heuristic_frac and oracle_past_frac must be shares summing to at most 1, got {shares}")
+        raise ValueError("oracle_heuristic_frac, oracle_pimc_frac and oracle_past_frac must be shares summing to at most 1, "
+                         f"got {shares}")
+    if cfg.oracle_pimc_worlds < 1:
+        raise ValueError(f"oracle_pimc_worlds must be at least 1, got {cfg.oracle_pimc_worlds}")
     if cfg.oracle_bids not in BID_LABELS:
         raise ValueError(f"oracle_bids must be one of {', '.join(BID_LABELS)}, got {cfg.oracle_bids!r}")
     if cfg.tau <= 0 or cfg.oracle_temperature < 0:

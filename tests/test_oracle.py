@@ -26,6 +26,7 @@ from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.observation import OBS_DIM  # noqa: E402
 from cuatrola_env.positions import Positions  # noqa: E402
 from cuatrola_env.rules import CUATROLA, NUM_CARDS, get_rules  # noqa: E402
+from examples import label_regret  # noqa: E402
 
 OPTIONS = {"temperature": 1.0, "heuristic_frac": 0.0, "past_frac": 0.0, "margin": 0.0, "bids": "solver"}
 TINY = ["--algorithm", "oracle", "--oracle-hands", "40", "--oracle-per-task", "20", "--hidden", "16",
@@ -290,3 +291,22 @@ def test_a_recipe_in_stages_goes_on_from_the_first_stages_final_network(tmp_path
     assert ck["config"]["hidden"] == 16 and ck["step"] >= 512
     assert train.main([*TINY, "--then", "no_such_preset", "--run-dir", str(tmp_path / "refused")]) == 2
     assert not (tmp_path / "refused").exists()
+
+
+def test_label_regret_replays_each_held_out_decision_and_scores_a_players_choice(tmp_path):
+    """examples/label_regret.py: each drawn decision is replayed to the position that was labelled
+    (its legal actions are exactly the labelled ones), and a player's regret there is the best label
+    minus the label of the action it chooses (replayed here with the same seed)."""
+    rules = get_rules("online")
+    data = oracle.play_and_label(fresh_weights(5), None, (16, 2), "online", OPTIONS, seed=8, hands=60)
+    values = data["values"].astype(np.float32)
+    picks = np.arange(len(data["hand"]))
+    for k in picks[:40]:
+        legal = label_regret.position(data, int(k), rules).legal_actions()
+        assert legal == sorted(np.flatnonzero(~np.isnan(values[k])))
+    r, phase = label_regret.regrets(data, picks[:40], ["random", "heuristic"], rules, seed=1)
+    assert np.all(r >= 0) and np.all(np.isfinite(r)) and r.shape == (2, 40) and set(phase) <= {0, 1}
+    rnd = make_agent("random", seed=1)
+    for j, k in enumerate(picks[:40]):
+        view = seat_view(label_regret.position(data, int(k), rules))
+        assert r[0, j] == np.nanmax(values[k]) - values[k, rnd.act(view)]

@@ -1,0 +1,84 @@
+"""How far is each player from the best action on the actual deal? Regret on an oracle run's held-out decisions.
+
+An oracle run (``python train.py``, first stage) keeps its latest labelled decisions in
+``runs/NAME/data/window.npz``: every legal action's game points on the actual deal, played out
+double-dummy. The action a perfect player *given its seat's view* would choose has the least
+expected regret against the best of those labels, so a player's mean regret on the same decisions
+measures its play, noise of the deal aside, and compares networks, searches and PIMC on one scale::
+
+    python examples/label_regret.py runs/NAME model:agents/models/cuatrola.pt pimc:worlds=32 --positions 1500
+
+Only the held-out deals of the window (a twentieth, never fitted) are drawn; each position is
+replayed through the engine from its deal and moves, so every player sees an ordinary seat view with
+its history. Prints, per player, the mean regret of its card plays and of its bids (game points,
+with a 95% interval), and for each player after the first the paired difference from the first.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import seat_view
+from agents.registry import make_agent
+from agents.training.labels import load_data
+from agents.training.oracle import WINDOW_FILE, held_out_deals
+from cuatrola_env.bitboards import cards_of
+from cuatrola_env.game import Game
+from cuatrola_env.rules import get_rules
+
+
+def position(data: dict, k: int, rules) -> Game:
+    """The game of the window's decision ``k``: its deal, dealt and played up to the decision."""
+    hand, step = int(data["hand"][k]), int(data["step"][k])
+    g = Game(rules)
+    g.reset(hands=[cards_of(int(m)) for m in data["deal"][hand]], dealer=int(data["dealer"][hand]),
+            muestra=int(data["muestra"][hand]), score=[int(x) for x in data["score"][hand]])
+    for a in data["actions"][hand, :step]:
+        g.step(int(a))
+    return g
+
+
+def regrets(data: dict, picks: np.ndarray, specs: list[str], rules, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(players, positions) regret of each player's action at each decision ``picks``, and each decision's phase."""
+    agents = [make_agent(s, seed=seed) for s in specs]
+    values = np.nan_to_num(data["values"].astype(np.float32), nan=-np.inf)
+    out, phase = np.zeros((len(specs), len(picks))), np.zeros(len(picks), np.int8)
+    for j, k in enumerate(picks):
+        view = seat_view(position(data, int(k), rules))
+        phase[j] = view.phase
+        for i, agent in enumerate(agents):
+            out[i, j] = values[k].max() - values[k, agent.act(view)]
+    return out, phase
+
+
+def interval(x: np.ndarray) -> str:
+    half = 1.96 * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("nan")
+    return f"{x.mean():.3f} [{x.mean() - half:.3f}, {x.mean() + half:.3f}]"
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run", help="an oracle run's directory (it holds data/window.npz)")
+    ap.add_argument("players", nargs="+", help="agent specs, as evaluate.py takes them")
+    ap.add_argument("--positions", type=int, default=1000, help="held-out decisions drawn")
+    ap.add_argument("--rules", default="online", help="the run's rules preset")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    data = load_data(Path(args.run) / WINDOW_FILE)
+    held = np.flatnonzero(held_out_deals(data["deal"])[data["hand"]])
+    if not held.size:
+        raise SystemExit(f"{args.run}: the window holds no held-out decision")
+    picks = np.random.default_rng(args.seed).choice(held, size=min(args.positions, held.size), replace=False)
+    r, phase = regrets(data, picks, args.players, get_rules(args.rules), args.seed)
+    for name, rows in (("card plays", phase == 1), ("bids", phase == 0)):
+        print(f"{name} ({int(rows.sum())} decisions): mean regret, game points")
+        for i, spec in enumerate(args.players):
+            paired = f"   minus {args.players[0]}: {interval(r[i, rows] - r[0, rows])}" if i else ""
+            print(f"  {spec}: {interval(r[i, rows])}{paired}")
+
+
+if __name__ == "__main__":
+    main()

@@ -23,22 +23,15 @@ import numpy as np
 
 from agents.base import seat_view
 from agents.registry import make_agent
-from agents.training.labels import load_data
+from agents.training.labels import hand_game, load_data
 from agents.training.oracle import WINDOW_FILE, held_out_deals
-from cuatrola_env.bitboards import cards_of
 from cuatrola_env.game import Game
 from cuatrola_env.rules import get_rules
 
 
 def position(data: dict, k: int, rules) -> Game:
     """The game of the window's decision ``k``: its deal, dealt and played up to the decision."""
-    hand, step = int(data["hand"][k]), int(data["step"][k])
-    g = Game(rules)
-    g.reset(hands=[cards_of(int(m)) for m in data["deal"][hand]], dealer=int(data["dealer"][hand]),
-            muestra=int(data["muestra"][hand]), score=[int(x) for x in data["score"][hand]])
-    for a in data["actions"][hand, :step]:
-        g.step(int(a))
-    return g
+    return hand_game(data, int(data["hand"][k]), int(data["step"][k]), rules)
 
 
 def regrets(data: dict, picks: np.ndarray, specs: list[str], rules, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -20,15 +20,15 @@ from agents.pimc import PIMCAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.solver import Position  # noqa: E402
 from agents.training import oracle  # noqa: E402
-from agents.training.labels import card_owners, replay_decisions  # noqa: E402
-from cuatrola_env.bitboards import cards_of  # noqa: E402
+from agents.training.labels import card_owners, hand_game, replay_decisions  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.observation import OBS_DIM  # noqa: E402
 from cuatrola_env.positions import Positions  # noqa: E402
 from cuatrola_env.rules import CUATROLA, NUM_CARDS, get_rules  # noqa: E402
 from examples import label_regret  # noqa: E402
 
-OPTIONS = {"temperature": 1.0, "heuristic_frac": 0.0, "past_frac": 0.0, "margin": 0.0, "bids": "solver"}
+OPTIONS = {"temperature": 1.0, "heuristic_frac": 0.0, "pimc_frac": 0.0, "pimc_worlds": 4, "past_frac": 0.0, "margin": 0.0,
+           "bids": "solver"}
 TINY = ["--algorithm", "oracle", "--oracle-hands", "40", "--oracle-per-task", "20", "--hidden", "16",
         "--eval-every", "0", "--fit-batch", "64", "--oracle-past-frac", "0.5", "--oracle-window", "300", "--lr-final", "0.0001",
         "--workers", "1", "--then", ""]
@@ -37,16 +37,6 @@ TINY = ["--algorithm", "oracle", "--oracle-hands", "40", "--oracle-per-task", "2
 def fresh_weights(seed: int = 0) -> dict:
     torch.manual_seed(seed)
     return {k: v.numpy() for k, v in oracle.network(16, 2).state_dict().items()}
-
-
-def game_at(data: dict, hand: int, step: int, rules) -> Game:
-    """The game of ``hand`` of the data after its first ``step`` actions, through the engine."""
-    g = Game(rules)
-    g.reset(hands=[cards_of(int(m)) for m in data["deal"][hand]], dealer=int(data["dealer"][hand]),
-            muestra=int(data["muestra"][hand]), score=[int(x) for x in data["score"][hand]])
-    for a in data["actions"][hand, :step]:
-        g.step(int(a))
-    return g
 
 
 def double_dummy_points(g: Game, team: int) -> tuple[int, bool]:
@@ -80,12 +70,12 @@ def test_labels_are_each_legal_actions_double_dummy_result_on_the_actual_deal(pr
     checked = {"bid": 0, "card": 0}
     for k in range(len(data["hand"])):
         hand, step = int(data["hand"][k]), int(data["step"][k])
-        g = game_at(data, hand, step, rules)
+        g = hand_game(data, hand, step, rules)
         legal = g.legal_actions()
         assert sorted(np.flatnonzero(~np.isnan(values[k]))) == legal and len(legal) > 1
         team = g.current_player & 1
         for a in legal:
-            h = game_at(data, hand, step, rules)
+            h = hand_game(data, hand, step, rules)
             h.step(a)
             points, tied = double_dummy_points(h, team)
             label = values[k, a]
@@ -116,7 +106,7 @@ def test_a_pimc_team_plays_as_pimc_itself():
     pimc_team, pimc, checked = rng.integers(0, 2, 4), PIMCAgent(3, 2), 0
     for step in range(int(data["length"].max())):
         for hand in np.flatnonzero(data["length"] > step):
-            g = game_at(data, int(hand), step, rules)
+            g = hand_game(data, int(hand), step, rules)
             if (g.current_player & 1) == pimc_team[hand]:
                 assert pimc.act(seat_view(g)) == data["actions"][hand, step], (hand, step)
                 checked += 1
@@ -133,12 +123,12 @@ def test_rollout_bid_labels_are_the_networks_own_play_of_the_actual_deal():
     data = oracle.play_and_label(weights, None, (16, 2), "online", {**OPTIONS, "bids": "rollout"}, seed=2, hands=6)
     values, checked = data["values"].astype(np.float32), 0
     for k in range(len(data["hand"])):
-        g = game_at(data, int(data["hand"][k]), int(data["step"][k]), rules)
+        g = hand_game(data, int(data["hand"][k]), int(data["step"][k]), rules)
         if g.seat_view().phase != 0:
             continue
         team = g.current_player & 1
         for a in g.legal_actions():
-            h = game_at(data, int(data["hand"][k]), int(data["step"][k]), rules)
+            h = hand_game(data, int(data["hand"][k]), int(data["step"][k]), rules)
             h.step(a)
             while not h.over:
                 v = seat_view(h)
@@ -158,7 +148,7 @@ def test_card_location_targets_are_the_owners_of_exactly_the_unseen_cards():
     data = oracle.play_and_label(fresh_weights(1), None, (16, 2), "online", OPTIONS, seed=9, hands=6)
     owners = card_owners(replay_decisions(data, rules))
     for k in range(len(data["hand"])):
-        g = game_at(data, int(data["hand"][k]), int(data["step"][k]), rules)
+        g = hand_game(data, int(data["hand"][k]), int(data["step"][k]), rules)
         seat, hands, view = g.current_player, g.hands, g.seat_view()
         for c in range(NUM_CARDS):
             holder = next((q for q in range(4) if hands[q] >> c & 1), None)
@@ -174,7 +164,7 @@ def test_the_policys_inputs_do_not_change_when_the_hidden_cards_move():
     replayed = replay_decisions(data, rules)
     rng = np.random.default_rng(0)
     for k in range(len(data["hand"])):
-        g = game_at(data, int(data["hand"][k]), int(data["step"][k]), rules)
+        g = hand_game(data, int(data["hand"][k]), int(data["step"][k]), rules)
         v = g.seat_view()
         pos = Positions.replay([[int(m) for m in data["deal"][data["hand"][k]]]], v.dealer, v.muestra, rules,
                                data["actions"][data["hand"][k] : data["hand"][k] + 1, : data["step"][k]], [v.score])

@@ -15,7 +15,9 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from cuatrola_env.bitboards import cards_of
 from cuatrola_env.files import atomic_open
+from cuatrola_env.game import Game
 from cuatrola_env.observation import OBS_DIM
 from cuatrola_env.positions import Positions
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules
@@ -70,6 +72,17 @@ def replay_decisions(data: dict, rules: Rules) -> Replayed:
     if (out.mask != ~np.isnan(data["values"].astype(np.float32))).any():
         raise ValueError("labels do not fit their positions: values are not exactly the legal actions'")
     return out
+
+
+def hand_game(data: dict, hand: int, step: int, rules: Rules) -> Game:
+    """The game of ``hand`` of some data after its first ``step`` actions, one game through the
+    engine: a seat view of it has its history, which :func:`replay_decisions` (many at once) has not."""
+    g = Game(rules)
+    g.reset(hands=[cards_of(int(m)) for m in data["deal"][hand]], dealer=int(data["dealer"][hand]),
+            muestra=int(data["muestra"][hand]), score=[int(x) for x in data["score"][hand]])
+    for a in data["actions"][hand, :step]:
+        g.step(int(a))
+    return g
 
 
 def replay(data: dict, rules: Rules) -> tuple[np.ndarray, np.ndarray]:

@@ -189,8 +189,8 @@ def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rul
     opponent, opp_team = _opponents(hands, options, past is not None, rng), rng.integers(0, 2, hands)
     pos = Positions.random(hands, rules_set, int(rng.integers(2**63)), score=_match_scores(hands, rules_set, rng))
     deal, actions, labels = pos.hands.copy(), np.full((hands, MAX_DECISIONS), -1, np.int8), []
-    rivals = {HEURISTIC: HeuristicAgent(), PIMC: PIMCAgent(seed, options.get("pimc_worlds", 4))}
-    histories = [[] for _ in range(hands)]  #: (seat, action) of every game so far: PIMC reads them
+    rivals = {HEURISTIC: HeuristicAgent(), PIMC: PIMCAgent(seed, options["pimc_worlds"])}
+    movers = np.full((hands, MAX_DECISIONS), -1, np.int8)  #: the seat of each action: with it, each game's history
     for t in range(MAX_DECISIONS):
         live = np.flatnonzero(~pos.done)
         if not live.size:
@@ -200,11 +200,11 @@ def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rul
         labels += [(i, t, v) for i, v in _label_step(pos, live, bits, views, nets[SELF], options)]
         who = np.where((pos.current[live] & 1) == opp_team[live], opponent[live], SELF)
         for r in np.flatnonzero(who == PIMC):  # the batched state keeps no history: PIMC's views get theirs
-            views[r] = dataclasses.replace(views[r], history=tuple(histories[live[r]]))
+            i = live[r]
+            history = zip(movers[i, :t].tolist(), actions[i, :t].tolist(), strict=True)
+            views[r] = dataclasses.replace(views[r], history=tuple(history))
         acts = _actions(pos, live, bits, who, views, nets, rivals, options["temperature"], rng)
-        actions[live, t] = acts
-        for i, seat, a in zip(live.tolist(), pos.current[live].tolist(), acts.tolist(), strict=True):
-            histories[i].append((seat, a))
+        actions[live, t], movers[live, t] = acts, pos.current[live]
         step = np.full(hands, NUM_CARDS)
         step[live] = acts
         pos.step(step)
@@ -226,7 +226,7 @@ def _label_step(pos: Positions, live: np.ndarray, bits: np.ndarray, views, net: 
 
 
 def _opponents(n: int, options: dict, have_past: bool, rng: np.random.Generator) -> np.ndarray:
-    shares = {HEURISTIC: options["heuristic_frac"], PIMC: options.get("pimc_frac", 0.0),
+    shares = {HEURISTIC: options["heuristic_frac"], PIMC: options["pimc_frac"],
               PAST: options["past_frac"] if have_past else 0.0}
     edges = np.cumsum(list(shares.values()))
     kind = np.searchsorted(edges, rng.random(n), side="right")  # the first share whose edge is above u

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import core
 from .engine import trick_in_play
-from .rules import NUM_ACTIONS, NUM_CARDS, Rules
+from .rules import MAX_DECISIONS_PER_HAND, NUM_ACTIONS, NUM_CARDS, Rules
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,12 +113,61 @@ def seat_view(game, seat: int | None = None) -> SeatView:
     )
 
 
-def batch_views(env, games, legal_bits=None, obs=None) -> list[SeatView]:
+class HandHistories:
+    """The hand's ``(seat, action)`` pairs so far in each of ``n`` batched games, which the
+    batched state does not keep: :meth:`record` every step, :meth:`clear` a game whose hand ended
+    (a new hand starts with an empty history), and give it to :func:`batch_views` for players that
+    read the history (PIMC's belief sampler).
+
+    >>> h = HandHistories(2)
+    >>> h.record(np.array([0, 1]), np.array([3, 0]), np.array([20, 21]))
+    >>> h.of(1), h.of(0)
+    (((0, 21),), ((3, 20),))
+    """
+
+    def __init__(self, n: int):
+        self.seat = np.full((n, MAX_DECISIONS_PER_HAND), -1, np.int8)  #: who made each action
+        self.action = np.full((n, MAX_DECISIONS_PER_HAND), -1, np.int8)  #: the actions, in order
+        self.length = np.zeros(n, np.int64)  #: actions so far this hand
+
+    def record(self, games: np.ndarray, seats: np.ndarray, actions: np.ndarray) -> None:
+        """Games ``games`` each took one more action: ``actions`` by ``seats``."""
+        at = self.length[games]
+        if (at >= MAX_DECISIONS_PER_HAND).any():
+            raise ValueError(f"a hand has at most {MAX_DECISIONS_PER_HAND} actions: clear() the games whose hand ended")
+        self.seat[games, at], self.action[games, at] = seats, actions
+        self.length[games] = at + 1
+
+    def clear(self, games: np.ndarray) -> None:
+        """Games ``games`` start a new hand."""
+        self.length[games] = 0
+        self.seat[games], self.action[games] = -1, -1
+
+    def of(self, game: int) -> tuple[tuple[int, int], ...]:
+        """Game ``game``'s history as :attr:`SeatView.history` holds it."""
+        n = int(self.length[game])
+        return tuple(zip(self.seat[game, :n].tolist(), self.action[game, :n].tolist(), strict=True))
+
+    def get_state(self) -> dict:
+        """Plain arrays, for a checkpoint."""
+        return {"seat": self.seat.copy(), "action": self.action.copy(), "length": self.length.copy()}
+
+    def set_state(self, state: dict) -> None:
+        """Continue from :meth:`get_state`; arrays of another shape raise ``ValueError`` and change nothing."""
+        for k in ("seat", "action", "length"):
+            if np.shape(state[k]) != getattr(self, k).shape:
+                raise ValueError(f"the histories' {k!r} has shape {np.shape(state[k])}, these games {getattr(self, k).shape}")
+        for k in ("seat", "action", "length"):
+            getattr(self, k)[...] = state[k]
+
+
+def batch_views(env, games, legal_bits=None, obs=None, history: HandHistories | None = None) -> list[SeatView]:
     """Views of the seats to act in games ``games`` of a :class:`~cuatrola_env.VectorCuatrola`.
 
-    The batched state keeps no decision history, so ``history`` is empty; everything else
-    (hand, trick in play in order, played cards, bids, contract, points) is filled in.
-    ``obs`` (rows for ``games``) may be given to avoid rebuilding observations.
+    The batched state keeps no decision history, so ``history`` is empty unless the games'
+    :class:`HandHistories` are given; everything else (hand, trick in play in order, played
+    cards, bids, contract, points) is filled in. ``obs`` (rows for ``games``) may be given to
+    avoid rebuilding observations.
     """
     s = env.state
     bits = env.legal_bits if legal_bits is None else legal_bits
@@ -131,7 +180,8 @@ def batch_views(env, games, legal_bits=None, obs=None) -> list[SeatView]:
             seat=seat, rules=env.rules, hand=int(s.hands[i, seat]), legal=int(bits[i]), phase=int(s.phase[i]),
             dealer=int(s.dealer[i]), muestra=int(s.muestra[i]), trump=int(s.trump[i]),
             muestra_held=not (int(s.played[i]) >> int(s.muestra[i])) & 1, bids=tuple(int(b) for b in s.bids[i]),
-            contract=int(s.contract[i]), declarer=int(s.declarer[i]), sitter=int(s.sitter[i]), history=(),
+            contract=int(s.contract[i]), declarer=int(s.declarer[i]), sitter=int(s.sitter[i]),
+            history=() if history is None else history.of(i),
             trick=trick, trick_num=int(s.trick_num[i]), tricks_won=tuple(int(x) for x in s.tricks_won[i]),
             points=(int(s.points[i, 0]), int(s.points[i, 1])), sung=int(s.sung[i]),
             score=(int(s.score[i, 0]), int(s.score[i, 1])), played=int(s.played[i]),
@@ -140,4 +190,4 @@ def batch_views(env, games, legal_bits=None, obs=None) -> list[SeatView]:
     return out
 
 
-__all__ = ["SeatView", "batch_views", "seat_view"]
+__all__ = ["HandHistories", "SeatView", "batch_views", "seat_view"]

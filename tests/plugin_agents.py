@@ -47,3 +47,17 @@ def nap(seconds: float) -> float:
     """A task that only takes time (for the tests of stopping a parallel map)."""
     time.sleep(seconds)
     return seconds
+
+
+class ChecksHistory(LowestCard):
+    """Plays as ``LowestCard`` after checking that its view's history is the hand so far: every
+    card played this hand exactly once, the trick in play as its last plays, and one bid per seat
+    that has bid. Raises ``AssertionError`` (the run fails) where it is not."""
+
+    def act(self, view: SeatView) -> int:
+        cards = [(seat, a) for seat, a in view.history if a < 20]
+        bids = [a for _, a in view.history if a >= 20]
+        assert sorted(a for _, a in cards) == [c for c in range(20) if view.played >> c & 1], view.history
+        assert tuple(cards[len(cards) - len(view.trick):]) == view.trick, (view.history, view.trick)
+        assert len(bids) == sum(b >= 0 for b in view.bids), (view.history, view.bids)
+        return super().act(view)

@@ -43,15 +43,21 @@ def test_tiny_run_end_to_end(tmp_path):
     assert set(ck["pool"][0]) == set(ck["model"])
 
 
-def test_resume_continues_exactly(tmp_path):
+def assert_resume_is_exact(tmp_path: Path, args: list[str], stop_at: int) -> None:
+    """A run of ``args`` to 4,096 decisions, and one stopped at ``stop_at`` then resumed, end with
+    the same weights."""
     a, b = tmp_path / "a", tmp_path / "b"
-    train.main([*TINY, "--run-dir", str(a), "--total-decisions", "4096"])
-    train.main([*TINY, "--run-dir", str(b), "--total-decisions", "2048"])
+    train.main([*args, "--run-dir", str(a), "--total-decisions", "4096"])
+    train.main([*args, "--run-dir", str(b), "--total-decisions", str(stop_at)])
     ck_b = only_run(b) / "checkpoint.pt"
     train.main(["--resume", str(ck_b), "--total-decisions", "4096"])
     wa = read_checkpoint(str(only_run(a) / "checkpoint.pt"))["model"]
     wb = read_checkpoint(str(ck_b))["model"]
     assert all(torch.equal(wa[k], wb[k]) for k in wa), "a resumed run must match an uninterrupted one"
+
+
+def test_resume_continues_exactly(tmp_path):
+    assert_resume_is_exact(tmp_path, TINY, 2048)
 
 
 def test_checkpoint_errors(tmp_path):
@@ -181,6 +187,21 @@ def test_a_plug_in_agent_as_the_fixed_opponent(tmp_path):
     assert ck["config"]["opponent"] == "plugin_agents:LowestCard,always_pass=0" and ck["step"] == 4096
     with pytest.raises(ValueError, match="unknown agent 'nobody'"):
         train.parse_config([*TINY, "--opponent", "nobody"])
+
+
+def test_the_fixed_opponent_sees_each_hands_history(tmp_path):
+    """The batched games keep no history, so self-play records it for the fixed opponent's views:
+    an opponent that checks every view's history against its played cards, trick and bids plays a
+    whole run (it raises where one is wrong), and PIMC, whose belief sampler reads it, plays one too."""
+    assert train.main([*TINY, "--run-dir", str(tmp_path / "a"), "--heuristic-frac", "0.5",
+                       "--opponent", "plugin_agents:ChecksHistory,always_pass=0"]) == 0
+    assert train.main([*TINY, "--run-dir", str(tmp_path / "b"), "--opponent", "pimc:worlds=2"]) == 0
+
+
+def test_resume_continues_exactly_against_a_search_opponent(tmp_path):
+    """The hands' histories and the opponent's random stream are in the checkpoint: a run against
+    PIMC stopped halfway and resumed ends with the weights of one that never stopped."""
+    assert_resume_is_exact(tmp_path, [*TINY, "--opponent", "pimc:worlds=2", "--heuristic-frac", "0.5"], 3072)
 
 
 def test_the_default_preset_is_the_default_algorithms_defaults_and_every_preset_parses():

@@ -47,12 +47,12 @@ class RolloutWorker:
         return data, returns, imitating, logs
 
     def get_state(self) -> dict:
-        return {"env": self.play.env.get_state(), "hand_uid": self.run.hand_uid.copy(), "pending": self.run.pending,
+        return {"env": self.play.get_state(), "hand_uid": self.run.hand_uid.copy(), "pending": self.run.pending,
                 "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state()}
 
     def set_state(self, state: dict) -> None:
         state = copy.deepcopy(to_arrays(state))  # writable copies of what arrived read-only
-        self.play.env.set_state(state["env"])
+        self.play.set_state(state["env"])
         self.run.hand_uid, self.run.pending = state["hand_uid"], state["pending"]
         self.rng.bit_generator.state = state["rng"]
         torch.set_rng_state(torch.from_numpy(state["torch_rng"]))

@@ -53,7 +53,7 @@ from torch.utils.tensorboard import SummaryWriter
 from cuatrola_env.observation import OBS_VERSION
 from cuatrola_env.positions import Positions
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules, get_rules
-from cuatrola_env.view import batch_views
+from cuatrola_env.view import HandHistories, batch_views
 
 from ..checkpoint import CheckpointError, save_checkpoint
 from ..heuristic import HeuristicAgent
@@ -188,27 +188,22 @@ def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rul
     nets = {SELF: network(*shape, weights), PAST: network(*shape, past) if past is not None else None}
     opponent, opp_team = _opponents(hands, options, past is not None, rng), rng.integers(0, 2, hands)
     pos = Positions.random(hands, rules_set, int(rng.integers(2**63)), score=_match_scores(hands, rules_set, rng))
-    deal, actions, labels = pos.hands.copy(), np.full((hands, MAX_DECISIONS), -1, np.int8), []
+    deal, labels, history = pos.hands.copy(), [], HandHistories(hands)  # history: PIMC's sampler reads it
     rivals = {HEURISTIC: HeuristicAgent(), PIMC: PIMCAgent(seed, options["pimc_worlds"])}
-    movers = np.full((hands, MAX_DECISIONS), -1, np.int8)  #: the seat of each action: with it, each game's history
     for t in range(MAX_DECISIONS):
         live = np.flatnonzero(~pos.done)
         if not live.size:
             break
         bits = pos.legal_bits
-        views = batch_views(pos, live, bits)
+        views = batch_views(pos, live, bits, history=history)
         labels += [(i, t, v) for i, v in _label_step(pos, live, bits, views, nets[SELF], options)]
         who = np.where((pos.current[live] & 1) == opp_team[live], opponent[live], SELF)
-        for r in np.flatnonzero(who == PIMC):  # the batched state keeps no history: PIMC's views get theirs
-            i = live[r]
-            history = zip(movers[i, :t].tolist(), actions[i, :t].tolist(), strict=True)
-            views[r] = dataclasses.replace(views[r], history=tuple(history))
         acts = _actions(pos, live, bits, who, views, nets, rivals, options["temperature"], rng)
-        actions[live, t], movers[live, t] = acts, pos.current[live]
+        history.record(live, pos.current[live], acts)
         step = np.full(hands, NUM_CARDS)
         step[live] = acts
         pos.step(step)
-    return _compact(pos, deal, actions, labels)
+    return _compact(pos, deal, history.action, labels)
 
 
 def _label_step(pos: Positions, live: np.ndarray, bits: np.ndarray, views, net: PolicyValueNet,

@@ -18,6 +18,7 @@ import torch
 
 from cuatrola_env import VectorCuatrola
 from cuatrola_env.rules import Rules
+from cuatrola_env.view import HandHistories
 
 from ..base import batch_views
 from ..heuristic import HeuristicAgent
@@ -60,6 +61,7 @@ class SelfPlay:
             raise ValueError(f"heuristic_frac + pool_frac must be at most 1 (got {cfg.heuristic_frac} + {cfg.pool_frac})")
         self.cfg, self.net = cfg, net
         self.env = VectorCuatrola(num_envs=n, rules=rules, seed=cfg.seed)
+        self.history = HandHistories(n)  # each game's hand so far, for an opponent that reads it (PIMC)
         self.pool_net = PolicyValueNet(cfg.hidden, cfg.layers).eval()  # plays the frozen past versions
         self.heuristic = HeuristicAgent()  # the warm start's teacher
         self.opponent = self.heuristic if cfg.opponent == "heuristic" else make_agent(cfg.opponent, seed=cfg.seed)
@@ -75,11 +77,20 @@ class SelfPlay:
         return self.cfg.num_envs * self.cfg.num_steps
 
     def get_state(self) -> dict:
-        """The games, for a checkpoint (:meth:`VectorCuatrola.get_state`)."""
-        return self.env.get_state()
+        """The games, for a checkpoint (:meth:`VectorCuatrola.get_state`), the hands' histories and
+        the fixed opponent's random stream (a search's worlds)."""
+        return {**self.env.get_state(), "history": self.history.get_state(),
+                "opponent_rng": self.opponent.rng.bit_generator.state}
 
     def set_state(self, state: dict) -> None:
+        """Continue from :meth:`get_state`. A checkpoint written before the histories were kept
+        restores empty ones (and the opponent's stream from its seed): only an opponent that reads
+        them, none of which could run then, would notice."""
         self.env.set_state(state)
+        if "history" in state:
+            self.history.set_state(state["history"])
+        if "opponent_rng" in state:
+            self.opponent.rng.bit_generator.state = state["opponent_rng"]
 
     def close(self) -> None:
         self.env.close()
@@ -123,7 +134,7 @@ class SelfPlay:
         target = actions.copy()
         if heur.size:  # the teacher labels (warm start), or the fixed opponent team plays
             teacher = self.heuristic if imitating else self.opponent
-            target[heur] = teacher.act_batch(batch_views(env, heur, obs=obs[heur]))
+            target[heur] = teacher.act_batch(batch_views(env, heur, obs=obs[heur], history=self.history))
             if not imitating or 2 * run.step < self.cfg.imitation_decisions:
                 actions[heur] = target[heur]
         if frozen.size:
@@ -140,8 +151,10 @@ class SelfPlay:
 
     def _step(self, run: Progress, actions: np.ndarray) -> None:
         """Step every game; file the shaped results of the hands that end."""
+        self.history.record(self.slot, self.env.current_player, actions)
         rewards, done = self.env.step(actions)
         ended = np.flatnonzero(done)
+        self.history.clear(ended)
         if not ended.size:
             return
         r, uid = self.env.last_results, run.hand_uid[ended]

@@ -20,12 +20,12 @@ from cuatrola_env.files import atomic_open
 from cuatrola_env.game import Game
 from cuatrola_env.observation import OBS_DIM
 from cuatrola_env.positions import Positions
-from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules
+from cuatrola_env.rules import MAX_DECISIONS_PER_HAND, NUM_ACTIONS, NUM_CARDS, Rules
 
 from ..checkpoint import CheckpointError
 from ..parallel import Runner
 
-MAX_DECISIONS = 24  #: actions in a hand at most: four bids and twenty cards
+MAX_DECISIONS = MAX_DECISIONS_PER_HAND  #: actions in a hand at most: four bids and twenty cards
 
 FIELDS = ("deal", "dealer", "muestra", "score", "actions", "length", "hand", "step", "values")
 

@@ -72,10 +72,16 @@ from .policy import OnnxPolicy, load_policies, policy_for
 HAND_VALUES = {1: 0.72, 2: 0.22, 4: 0.055, 5: 0.005}
 
 
-def match_win_table(target: int, values: dict[int, float] = HAND_VALUES, edge: float = 0.5) -> np.ndarray:
+def match_win_table(target: int, values: dict[int, float] = HAND_VALUES, edge: float = 0.5,
+                    exact_target: bool = False) -> np.ndarray:
     """``V[a, b]``: chance that a team at ``a`` points wins the match against a team at ``b``
     (``a, b`` up to ``target + 5``), if each hand goes to the first team with chance ``edge``
-    (0.5: two equal teams) and is worth ``v`` game points with probability ``values[v]``."""
+    (0.5: two equal teams) and is worth ``v`` game points with probability ``values[v]``.
+
+    With ``exact_target`` (the rule of that name) a contract is declared by either team with even
+    chance, and one that would carry its declarer past the target becomes the highest one it may bid
+    (a pass hand, worth 1, when it may bid none); the other team may still pass the target by
+    winning it."""
     if not 0.0 < edge < 1.0:
         raise ValueError(f"edge must be in (0, 1), got {edge}")
     size = target + max(values) + 1
@@ -84,8 +90,23 @@ def match_win_table(target: int, values: dict[int, float] = HAND_VALUES, edge: f
     for total in range(2 * target - 2, -1, -1):  # every hand adds points: fill from the end of the match back
         for a in range(max(0, total - target + 1), min(total, target - 1) + 1):
             b = total - a
-            v[a, b] = sum(p * (edge * v[a + g, b] + (1 - edge) * v[a, b + g]) for g, p in values.items())
+            v[a, b] = sum(p * (edge * v[a + g, b] + (1 - edge) * v[a, b + g])
+                          for g, p in _hand_values(values, target, a, b, exact_target))
     return v
+
+
+def _hand_values(values: dict[int, float], target: int, a: int, b: int, exact_target: bool):
+    """(game points, probability) of the next hand at scores ``a`` and ``b``: ``values`` as they are,
+    or under the exact-target rule each contract (worth 2 or more) capped by its declarer's room."""
+    if not exact_target:
+        return values.items()
+    contracts = sorted(g for g in values if g > 1)
+    out: dict[int, float] = {}
+    for g, p in values.items():
+        for room in (target - a, target - b):  # the declarer is either team, with even chance
+            capped = max([c for c in contracts if c <= min(g, room)], default=1) if g > 1 else 1
+            out[capped] = out.get(capped, 0.0) + p / 2
+    return out.items()
 
 
 def _policy_logp(logits: np.ndarray, mask: np.ndarray, floor: float) -> np.ndarray:
@@ -180,7 +201,7 @@ class SearchAgent(Agent):
         self.infer_play = opts.infer if opts.infer_play is None else opts.infer_play  # weight of the card plays' evidence
         self.infer_partner = opts.infer_partner  # a factor on the weight of the partner's evidence
         self.opponent_prior, self.solver_weight = opts.opponent_prior, opts.solver_weight
-        self._tables: dict[int, np.ndarray] = {}
+        self._tables: dict[tuple[int, bool], np.ndarray] = {}  # match tables by target and exact-target rule
         # a second model of every other seat, besides the network (Bayesian mixture per seat)
         model = opponent if isinstance(opponent, Agent) else OPPONENT_MODELS[name](seed=0) if name in OPPONENT_MODELS else None
         if name and not getattr(model, "deterministic", False):
@@ -351,10 +372,10 @@ class SearchAgent(Agent):
         """What a hand won (points > 0) or lost by ``points`` game points is worth to the acting seat's team."""
         if self.utility == "points":
             return points.astype(float)
-        target = view.rules.target  # by the chance of winning the match from the score it leads to
-        table = self._tables.get(target)
+        target, exact = view.rules.target, view.rules.exact_target  # by the chance of winning the match from the score
+        table = self._tables.get((target, exact))
         if table is None:
-            table = self._tables[target] = match_win_table(target, edge=self.hand_edge)
+            table = self._tables[target, exact] = match_win_table(target, edge=self.hand_edge, exact_target=exact)
         mine, theirs = view.score[view.seat & 1], view.score[1 - (view.seat & 1)]
         g = np.abs(points).astype(int)
         return np.where(points > 0, table[np.minimum(mine + g, target), theirs], table[mine, np.minimum(theirs + g, target)])

@@ -238,6 +238,26 @@ def test_match_win_table_with_a_hand_edge_favours_the_stronger_team():
         match_win_table(11, edge=1.0)
 
 
+def test_match_win_table_under_the_exact_target_rule_caps_each_declarer():
+    """Exact-target rule: no bid may carry its team past the target. At 9 against 10 the team at 10
+    can declare nothing (its hands are pass hands, worth 1, and any it wins ends the match); the team
+    at 9 may bid solo at most, so it wins at once only by a contract it declares (half the
+    contracts), else reaches 10-10, an even game. Without the rule any contract wins it the match."""
+    from agents.search import HAND_VALUES, match_win_table
+
+    declared = 1 - HAND_VALUES[1]  # the share of hands worth a contract
+    exact, plain = match_win_table(11, exact_target=True), match_win_table(11)
+    assert exact[9, 10] == pytest.approx(0.5 * (declared / 2 + (1 - declared / 2) * 0.5))
+    assert plain[9, 10] == pytest.approx(0.5 * (declared + (1 - declared) * 0.5))
+    # a fair game still, and the leader is safer: the team behind cannot catch up by a big contract
+    for a in range(11):
+        for b in range(11):
+            assert exact[a, b] + exact[b, a] == pytest.approx(1.0)
+    assert exact[8, 2] > plain[8, 2]
+    # with pass hands only the rule changes nothing
+    assert np.allclose(match_win_table(11, {1: 1.0}, exact_target=True), match_win_table(11, {1: 1.0}))
+
+
 def test_every_search_option_is_reachable_by_spec(onnx_model):
     from agents import make_agent
 

@@ -33,7 +33,9 @@ losses as wins, a bolder bidder), ``bid_worlds`` (worlds
 drawn for a bid, default ``worlds``; with inference, from ``max(candidates, bid_worlds)``), ``hand_edge``
 (default 0.5: with ``utility=match``, the chance the agent's team wins a hand, which the match
 table assumes; above 0.5 a team that expects to be the stronger plays a longer, safer match:
-it needs a surer contract before it raises the stakes), ``opponent`` (default none: a rule-based agent's
+it needs a surer contract before it raises the stakes), ``dealer_edge`` (default 0.5: the chance that the
+team dealing a hand wins it, in the match table; the deal passes to the other team every hand, so
+a lead is worth more to the team that deals next), ``opponent`` (default none: a rule-based agent's
 name, e.g. ``heuristic``, taken as a second model of every other seat: each seat's actions this hand are
 weighed as ``opponent_prior * P(as that agent) + (1 - opponent_prior) * P(as the network)``, a Bayesian
 mixture over two kinds of player; it knows the agent's code, so against that very agent it is opponent
@@ -82,16 +84,31 @@ def match_win_table(target: int, values: dict[int, float] = HAND_VALUES, edge: f
     chance, and one that would carry its declarer past the target becomes the highest one it may bid
     (a pass hand, worth 1, when it may bid none); the other team may still pass the target by
     winning it."""
+    return match_win_tables(target, values, edge, exact_target)[..., 0]
+
+
+def match_win_tables(target: int, values: dict[int, float] = HAND_VALUES, edge: float = 0.5,
+                     exact_target: bool = False, dealer_edge: float = 0.5) -> np.ndarray:
+    """``V[a, b, d]``: :func:`match_win_table` when the dealer's team wins a hand more often. ``d`` is 1
+    when the first team deals the next hand (the deal passes to the other team every hand); that
+    hand goes to the first team with chance ``edge + dealer_edge - 0.5`` if it deals, else ``edge -
+    dealer_edge + 0.5``. With ``dealer_edge`` 0.5 both layers are :func:`match_win_table`."""
     if not 0.0 < edge < 1.0:
         raise ValueError(f"edge must be in (0, 1), got {edge}")
+    shift = dealer_edge - 0.5
+    if not (0.0 < edge - abs(shift) and edge + abs(shift) < 1.0):
+        raise ValueError(f"edge and dealer_edge must keep a hand's chance in (0, 1), got {edge} and {dealer_edge}")
     size = target + max(values) + 1
-    v = np.zeros((size, size))
+    v = np.zeros((size, size, 2))
     v[target:, :target] = 1.0
     for total in range(2 * target - 2, -1, -1):  # every hand adds points: fill from the end of the match back
         for a in range(max(0, total - target + 1), min(total, target - 1) + 1):
             b = total - a
-            v[a, b] = sum(p * (edge * v[a + g, b] + (1 - edge) * v[a, b + g])
-                          for g, p in _hand_values(values, target, a, b, exact_target))
+            hands = _hand_values(values, target, a, b, exact_target)
+            for deals in (0, 1):
+                e = edge + (shift if deals else -shift)
+                v[a, b, deals] = sum(p * (e * v[a + g, b, 1 - deals] + (1 - e) * v[a, b + g, 1 - deals])
+                                     for g, p in hands)
     return v
 
 
@@ -155,6 +172,8 @@ class SearchOptions:
                                      "at least 1")
     hand_edge: float = _option(0.5, "the chance of winning a hand the match table assumes", lambda v: 0 < v < 1,
                                "in (0, 1)")
+    dealer_edge: float = _option(0.5, "the chance that the dealing team wins a hand, in the match table (0.5: none)",
+                                 lambda v: 0 < v < 1, "in (0, 1)")
     infer_play: float | None = _option(None, "weight of the card plays' evidence (default: infer)",
                                        lambda v: v is None or v >= 0, "at least 0")
     opponent: str = _option("", "a rule-based agent taken as a second model of the other seats (e.g. heuristic)")
@@ -174,6 +193,10 @@ class SearchOptions:
             check, value = f.metadata["check"], getattr(self, f.name)
             if check is not None and not check(value):
                 raise ValueError(f"{f.name} must be {f.metadata['why']}, got {value!r}")
+        shift = abs(self.dealer_edge - 0.5)
+        if not (0 < self.hand_edge - shift and self.hand_edge + shift < 1):
+            raise ValueError(f"hand_edge and dealer_edge must keep a hand's chance in (0, 1), got {self.hand_edge} "
+                             f"and {self.dealer_edge}")
         if self.exploit and not self.opponent:
             raise ValueError(f"exploit must be 0 or 1, and 1 needs an opponent model (opponent=...), got {self.exploit}")
 
@@ -198,6 +221,7 @@ class SearchAgent(Agent):
         self.bid_worlds = opts.worlds if opts.bid_worlds is None else opts.bid_worlds
         self.play, self.bid, self.utility = opts.play, opts.bid, opts.utility
         self.bid_margin, self.hand_edge, self.prior = opts.bid_margin, opts.hand_edge, opts.prior
+        self.dealer_edge = opts.dealer_edge
         self.infer_play = opts.infer if opts.infer_play is None else opts.infer_play  # weight of the card plays' evidence
         self.infer_partner = opts.infer_partner  # a factor on the weight of the partner's evidence
         self.opponent_prior, self.solver_weight = opts.opponent_prior, opts.solver_weight
@@ -373,9 +397,11 @@ class SearchAgent(Agent):
         if self.utility == "points":
             return points.astype(float)
         target, exact = view.rules.target, view.rules.exact_target  # by the chance of winning the match from the score
-        table = self._tables.get((target, exact))
-        if table is None:
-            table = self._tables[target, exact] = match_win_table(target, edge=self.hand_edge, exact_target=exact)
+        tables = self._tables.get((target, exact))
+        if tables is None:
+            tables = self._tables[target, exact] = match_win_tables(target, edge=self.hand_edge, exact_target=exact,
+                                                                    dealer_edge=self.dealer_edge)
+        table = tables[..., int((view.dealer + 1) % 2 == view.seat % 2)]  # my team deals the next hand, or not
         mine, theirs = view.score[view.seat & 1], view.score[1 - (view.seat & 1)]
         g = np.abs(points).astype(int)
         return np.where(points > 0, table[np.minimum(mine + g, target), theirs], table[mine, np.minimum(theirs + g, target)])

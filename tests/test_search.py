@@ -1,6 +1,8 @@
 """The network-guided search agent (agents/search.py): legal, blind to hidden cards, and its
 rollouts and inference do what they say."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from helpers import random_position
@@ -258,21 +260,58 @@ def test_match_win_table_under_the_exact_target_rule_caps_each_declarer():
     assert np.allclose(match_win_table(11, {1: 1.0}, exact_target=True), match_win_table(11, {1: 1.0}))
 
 
+def test_match_win_tables_give_the_dealing_team_its_edge():
+    """The deal passes to the other team every hand. At 10-10 (online) the next hand ends the match,
+    so the team dealing it wins with chance ``dealer_edge``; equal teams otherwise: V[a, b, d] +
+    V[b, a, 1 - d] = 1; with ``dealer_edge`` 0.5 both layers are the plain table."""
+    from agents.search import match_win_table, match_win_tables
+
+    v = match_win_tables(11, dealer_edge=0.6)
+    assert v[10, 10, 1] == pytest.approx(0.6) and v[10, 10, 0] == pytest.approx(0.4)
+    for a in range(11):
+        for b in range(11):
+            for d in (0, 1):
+                assert v[a, b, d] + v[b, a, 1 - d] == pytest.approx(1.0)
+    assert v[5, 5, 1] > 0.5 > v[5, 5, 0]
+    even = match_win_tables(11, exact_target=True)
+    assert np.allclose(even[..., 0], even[..., 1]) and np.allclose(even[..., 0], match_win_table(11, exact_target=True))
+    with pytest.raises(ValueError, match="dealer_edge"):
+        match_win_tables(11, edge=0.7, dealer_edge=0.9)
+
+
+def test_search_values_a_hand_by_who_deals_the_next(onnx_model):
+    """At 9-9 a pass hand won leads to 10-9: worth more to the team that deals the next hand (and so
+    wins it more often) under ``dealer_edge`` above 0.5, the same to both without it."""
+    for dealer_edge, differ in ((0.6, True), (0.5, False)):
+        agent = _agent(onnx_model, dealer_edge=dealer_edge)
+        worth = {}
+        for dealer in (0, 1):  # the next hand is dealt by seat 1 (the other team) or seat 2 (seat 0's partner)
+            game = Game("online", mode="match", seed=1)
+            game.reset(seed=1, score=[9, 9])
+            view = dataclasses.replace(seat_view(game), dealer=dealer, seat=0)
+            worth[dealer] = float(agent._utility(view, np.array([1]))[0])
+        assert (worth[0] != worth[1]) == differ, worth
+        if differ:
+            assert worth[1] > worth[0]
+
+
 def test_every_search_option_is_reachable_by_spec(onnx_model):
     from agents import make_agent
 
     a = make_agent(f"search:path={onnx_model},utility=points,bid_margin=0.1,bid=solver,play=policy,infer=0.5,bid_worlds=9,"
-                   "hand_edge=0.6,infer_play=0.25,opponent=heuristic,opponent_prior=0.3,solver_weight=0.4,prior=0.2,infer_partner=0.7",
-                   seed=1)
+                   "hand_edge=0.6,infer_play=0.25,opponent=heuristic,opponent_prior=0.3,solver_weight=0.4,prior=0.2,infer_partner=0.7,"
+                   "dealer_edge=0.55", seed=1)
     assert (a.utility, a.bid_margin, a.bid, a.play, a.infer, a.bid_worlds, a.hand_edge, a.infer_play, a.opponent_prior,
-            a.solver_weight, a.prior, a.infer_partner) == ("points", 0.1, "solver", "policy", 0.5, 9, 0.6, 0.25, 0.3, 0.4,
-                                                           0.2, 0.7)
+            a.solver_weight, a.prior, a.infer_partner, a.dealer_edge) == ("points", 0.1, "solver", "policy", 0.5, 9, 0.6,
+                                                                          0.25, 0.3, 0.4, 0.2, 0.7, 0.55)
     assert type(a.opponent).__name__ == "HeuristicAgent"
     assert make_agent(f"search:path={onnx_model},infer=0.5").infer_play == 0.5  # card plays weigh as bids by default
     with pytest.raises(ValueError, match="bid_margin"):
         make_agent(f"search:path={onnx_model},bid_margin=1.5")
     with pytest.raises(ValueError, match="hand_edge"):
         make_agent(f"search:path={onnx_model},hand_edge=0")
+    with pytest.raises(ValueError, match="dealer_edge"):
+        make_agent(f"search:path={onnx_model},hand_edge=0.8,dealer_edge=0.8")
 
 
 def test_master_agent_is_reproducible_from_its_seed(onnx_model):

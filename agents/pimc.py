@@ -21,7 +21,7 @@ import numpy as np
 
 from cuatrola_env import core
 from cuatrola_env.core import PY
-from cuatrola_env.rules import CUATROLA, NUM_CARDS
+from cuatrola_env.rules import CUATROLA, NUM_CARDS, SOLO
 
 from .base import Agent, SeatView
 from .belief import sample_worlds
@@ -60,13 +60,12 @@ class PIMCAgent(Agent):
         """Each legal card's summed outcome for my team over ``worlds`` (default: ``worlds`` deals
         from the belief sampler; fewer if the time budget runs out), each world solved exactly."""
         deadline = time.perf_counter() + self.seconds if self.seconds > 0 else None
-        me = view.seat & 1
         totals = {c: 0.0 for c in legal}
         for hands in sample_worlds(view, self.worlds, self.rng) if worlds is None else worlds:
             pos = Position(hands, view.seat, list(view.trick), view.trick_num, view.sung, view.trump, view.sitter,
                            view.contract, view.declarer, view.rules)
             for c, v in pos.move_values().items():
-                totals[c] += outcome(view.contract, view.declarer, view.tricks_won[view.declarer], view.points, v, me)
+                totals[c] += outcome(view, view.tricks_won[view.declarer], view.points, v)
             if deadline and time.perf_counter() > deadline:
                 break
         return totals
@@ -141,20 +140,21 @@ class PIMCAgent(Agent):
         return out
 
 
-def outcome(contract: int, declarer: int, declarer_tricks: int, points, v: int, me: int) -> float:
-    """What a hand under ``contract`` is worth to team ``me`` in PIMC's units when the rest of it, solved,
-    is worth ``v`` (the solver's orientation: under cuatrola and quintola the declarer's further tricks,
-    otherwise team 0's further points minus team 1's) after ``declarer_tricks`` tricks of the declarer and
-    ``points`` (team 0, team 1) so far: 1 if the team makes (or breaks) the contract, else 0; under pass and
-    solo 1 for more points, 0.5 for a tie, 0 for fewer, plus the point margin / 1000 (ties broken by points)."""
-    if contract >= CUATROLA:
-        made = declarer_tricks + v >= core.tricks_needed(PY, contract)
-        return 1.0 if made == ((declarer & 1) == me) else 0.0
+def outcome(view: SeatView, declarer_tricks: int, points, v: int) -> float:
+    """What the hand of ``view`` is worth to the acting seat's team in PIMC's units when the rest of it,
+    solved, is worth ``v`` (the solver's orientation: under cuatrola and quintola the declarer's further
+    tricks, otherwise team 0's further points minus team 1's) after ``declarer_tricks`` tricks of the
+    declarer and ``points`` (team 0, team 1) so far: 1 if the team wins the hand, else 0, its winner
+    decided by the engine's kernel (a points tie under the last-trick rule, whose winner the solver does
+    not report, counts 0.5); under pass and solo plus the team's point margin / 1000."""
+    me = view.seat & 1
     diff = points[0] - points[1] + v  # team 0 minus team 1 at the end of the hand
-    if me == 1:
-        diff = -diff
-    win = 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0
-    return win + diff / 1000.0
+    tricks = declarer_tricks + v
+    if view.contract <= SOLO and diff == 0 and view.rules.tie_rule == "last_trick":
+        return 0.5
+    winner, _ = core.hand_winner(PY, view.rules, view.contract, view.declarer, diff, 0, 0, view.dealer, tricks)
+    win = 1.0 if winner == me else 0.0
+    return win if view.contract > SOLO else win + (diff if me == 0 else -diff) / 1000.0
 
 
 def _game_points(view: SeatView, contract: int, declarer: int, diff: int, made: bool) -> int:

@@ -350,7 +350,7 @@ class SearchAgent(Agent):
         from .pimc import outcome
         from .solver import Position
 
-        k, me = len(state), view.seat & 1
+        k = len(state)
         s = state.take(np.tile(np.arange(k), len(legal)))
         s.step(np.repeat(np.array(legal), k))
         for _ in range(int(s.state.trick_size[0]) - len(view.trick) - 1):  # the network completes the trick in play
@@ -360,7 +360,7 @@ class SearchAgent(Agent):
         for i in range(len(s)):
             v = 0 if s.done[i] else Position(hands[i], int(st.current[i]), [], int(st.trick_num[i]), int(st.sung[i]),
                                               view.trump, view.sitter, view.contract, view.declarer, view.rules).solve()
-            out[i] = outcome(view.contract, view.declarer, int(st.tricks_won[i, view.declarer]), st.points[i], v, me)
+            out[i] = outcome(view, int(st.tricks_won[i, view.declarer]), st.points[i], v)
         return out.reshape(len(legal), k)
 
     def _opponent_logp(self, s: Positions, bits: np.ndarray, legal: int, action: int) -> np.ndarray:

@@ -489,8 +489,7 @@ def test_postponed_values_are_the_networks_trick_then_the_solver_on_the_true_dea
             ended += ref.over
             v = 0 if ref.over else Position.from_game(ref).solve()
             g = ref.single
-            assert value == outcome(view.contract, view.declarer, g.tricks_won[view.declarer], g.points, v,
-                                    view.seat & 1), (seed, card)
+            assert value == outcome(view, g.tricks_won[view.declarer], g.points, v), (seed, card)
         checked += 1
     assert checked >= 10 and ended >= 1
 

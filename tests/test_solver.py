@@ -169,3 +169,33 @@ def test_pimc_bid_values_follow_the_engines_kernels(tie_rule, monkeypatch):
     assert points[1, 0] == (1 if tie_team == mine else -1) * 2, "solo (worth 2) by la mano, a tie"
     assert seen[0] == (1, -1), "all pass: la mano leads, nobody sits out"
     assert seen[1] == (1, 3), "la mano declares solo: it leads, its partner sits out"
+
+
+@pytest.mark.parametrize("tie_rule", ["last_trick", "mano"])
+def test_pimc_card_values_give_a_points_tie_to_whom_the_rules_give_it(tie_rule, monkeypatch):
+    """Tie rule (pass and solo: equal card points): PIMC's card valuation asks the engine's kernel
+    who wins a tie. Under the mano rule la mano's team wins it (1 for it, 0 for the other team);
+    under the last-trick rule the solver does not report the last trick, and a tie counts 0.5."""
+    import agents.pimc as pimc
+    from agents.base import seat_view
+    from cuatrola_env.rules import get_rules
+
+    class Tie:  # a solver for which every card ends the hand level on points
+        def __init__(self, *args):
+            pass
+
+        def move_values(self, *window):
+            return {c: 0 for c in g.legal_actions()}
+
+    monkeypatch.setattr(pimc, "Position", Tie)
+    g = Game(rules=get_rules("online", tie_rule=tie_rule), seed=9)
+    g.reset(seed=9, dealer=0)  # la mano is seat 1, team 1
+    for _ in range(4):
+        g.step(20)  # all pass: la mano leads
+    for seat, team_of_mano in ((1, True), (2, False)):
+        view = seat_view(g)
+        assert view.seat == seat and tuple(view.points) == (0, 0)
+        values = pimc.PIMCAgent().play_values(view, view.legal_actions, [list(g.single.hands)])
+        expected = 0.5 if tie_rule == "last_trick" else float(team_of_mano)
+        assert set(values.values()) == {expected}, (seat, values)
+        g.step(view.legal_actions[0])

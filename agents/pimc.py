@@ -21,7 +21,7 @@ import numpy as np
 
 from cuatrola_env import core
 from cuatrola_env.core import PY
-from cuatrola_env.rules import CUATROLA, NUM_CARDS, SOLO
+from cuatrola_env.rules import CUATROLA, NUM_CARDS
 
 from .base import Agent, SeatView
 from .belief import sample_worlds
@@ -96,9 +96,9 @@ class PIMCAgent(Agent):
             for i, c in enumerate(legal):
                 v = values[c]
                 diff = 0 if by_tricks else int(np.sign(lead + v))  # team 0 minus team 1 at the end: its sign
-                tie_unknown = not by_tricks and diff == 0 and rules.tie_rule == "last_trick"
-                out[i, j] = 0.0 if tie_unknown else _game_points(view, view.contract, view.declarer, diff,
-                                                                 by_tricks and v >= window[1])
+                made = by_tricks and v >= window[1]
+                tie_unknown = _tie_unknown(view, view.contract, diff)
+                out[i, j] = 0.0 if tie_unknown else _game_points(view, view.contract, view.declarer, diff, made)
                 if exact:
                     out[i, j] += margin_coef * (lead + v) * (1 if me == 0 else -1) / 100
         return out
@@ -145,16 +145,21 @@ def outcome(view: SeatView, declarer_tricks: int, points, v: int) -> float:
     solved, is worth ``v`` (the solver's orientation: under cuatrola and quintola the declarer's further
     tricks, otherwise team 0's further points minus team 1's) after ``declarer_tricks`` tricks of the
     declarer and ``points`` (team 0, team 1) so far: 1 if the team wins the hand, else 0, its winner
-    decided by the engine's kernel (a points tie under the last-trick rule, whose winner the solver does
-    not report, counts 0.5); under pass and solo plus the team's point margin / 1000."""
-    me = view.seat & 1
+    decided by the engine's kernel (:func:`_game_points`; a tie the solver cannot decide counts 0.5);
+    under pass and solo plus the team's point margin / 1000."""
     diff = points[0] - points[1] + v  # team 0 minus team 1 at the end of the hand
-    tricks = declarer_tricks + v
-    if view.contract <= SOLO and diff == 0 and view.rules.tie_rule == "last_trick":
+    if _tie_unknown(view, view.contract, diff):
         return 0.5
-    winner, _ = core.hand_winner(PY, view.rules, view.contract, view.declarer, diff, 0, 0, view.dealer, tricks)
-    win = 1.0 if winner == me else 0.0
-    return win if view.contract > SOLO else win + (diff if me == 0 else -diff) / 1000.0
+    by_tricks = view.contract >= CUATROLA
+    made = by_tricks and declarer_tricks + v >= core.tricks_needed(PY, view.contract)
+    win = 1.0 if _game_points(view, view.contract, view.declarer, diff, made) > 0 else 0.0
+    return win if by_tricks else win + (diff if view.seat & 1 == 0 else -diff) / 1000.0
+
+
+def _tie_unknown(view: SeatView, contract: int, diff: int) -> bool:
+    """A points tie (``diff`` team 0 minus team 1 at the end, pass or solo) under the last-trick rule:
+    its winner is whoever takes the last trick, which the solver does not report."""
+    return contract < CUATROLA and diff == 0 and view.rules.tie_rule == "last_trick"
 
 
 def _game_points(view: SeatView, contract: int, declarer: int, diff: int, made: bool) -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from cuatrola_env import core
+from cuatrola_env.bitboards import popcount
 from cuatrola_env.core import PY
 
 from .base import SeatView
@@ -73,40 +74,73 @@ def constraints(view: SeatView) -> tuple[list[int], list[int], int]:
 
 def sample_worlds(view: SeatView, n: int, rng: np.random.Generator, max_restarts: int = 200) -> list[list[int]]:
     """``n`` full deals (four unplayed-hand masks, seat order) consistent with ``view``."""
+    return sample_world_array(view, n, rng, max_restarts).tolist()
+
+
+def sample_world_array(view: SeatView, n: int, rng: np.random.Generator, max_restarts: int = 200) -> np.ndarray:
+    """(n, 4) int64: :func:`sample_worlds` as an array, every deal drawn at once (a NumPy row each).
+
+    Each hidden card, most-constrained first, goes to one of the seats that may hold it and have a
+    free place, with probability proportional to its free places; a row that meets a dead end is
+    drawn again. Raises :class:`Inconsistent` after ``max_restarts * n`` dead ends."""
     need, forbidden, hidden = constraints(view)
+    base = np.zeros(4, np.int64)
+    base[view.seat] = view.hand
+    if view.muestra_held and view.dealer != view.seat:
+        base[view.dealer] |= 1 << view.muestra
     cards = [c for c in range(20) if hidden >> c & 1]
-    eligible = {c: [q for q in range(4) if need[q] > 0 and not forbidden[q] >> c & 1] for c in cards}
-    order = sorted(cards, key=lambda c: len(eligible[c]))
-    worlds = []
-    restarts = 0
-    while len(worlds) < n:
-        hands = [0, 0, 0, 0]
-        hands[view.seat] = view.hand
-        if view.muestra_held and view.dealer != view.seat:
-            hands[view.dealer] |= 1 << view.muestra
-        free = list(need)
-        ok = True
-        for c in order:
-            seats = [q for q in eligible[c] if free[q] > 0]
-            if not seats:
-                ok = False
-                break
-            q = seats[0]
-            if len(seats) > 1:  # a seat with probability proportional to its free places
-                r = rng.random() * sum(free[x] for x in seats)
-                for q in seats:
-                    r -= free[q]
-                    if r < 0:
-                        break
-            hands[q] |= 1 << c
-            free[q] -= 1
-        if ok and all(f == 0 for f in free) and consistent(view, hands, need, forbidden):
-            worlds.append(hands)
+    eligible = np.array([[need[q] > 0 and not forbidden[q] >> c & 1 for q in range(4)] for c in cards],
+                        np.int64).reshape(-1, 4)
+    order = np.argsort(eligible.sum(1), kind="stable")  # the most-constrained cards first
+    kept, got, failed = [], 0, 0
+    rate = 1.0  # the share of rows that reach the end; more rows are drawn when it is low
+    while got < n:
+        rows = int(np.ceil((n - got) / max(rate, 0.05)))
+        hands, ok = _draw_rows(rows, base, np.array(need, np.int64), [cards[i] for i in order], eligible[order], rng)
+        ok &= _fits(hands, view, need, forbidden)
+        kept.append(hands[ok])
+        got += int(ok.sum())
+        failed += rows - int(ok.sum())
+        rate = max(ok.mean(), 1e-3)
+        if got < n and failed > max_restarts * n:
+            raise Inconsistent(f"no consistent deal found for seat {view.seat} after {failed} tries")
+    return np.concatenate(kept)[:n]
+
+
+def _draw_rows(rows: int, base: np.ndarray, need: np.ndarray, cards: list[int], eligible: np.ndarray,
+               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``rows`` deals drawn card by card (``cards`` in order, ``eligible`` (cards, 4) the seats that may
+    hold each): the hands (rows, 4) and whether each row placed every card."""
+    hands = np.tile(base, (rows, 1))
+    free = np.tile(need, (rows, 1))
+    alive = np.ones(rows, bool)
+    at = np.arange(rows)
+    for c, seats in zip(cards, eligible, strict=True):
+        weight = np.maximum(free, 0) * seats
+        total = weight.sum(1)
+        alive &= total > 0
+        r = rng.random(rows) * total
+        q = (np.cumsum(weight, 1) > r[:, None]).argmax(1)
+        hands[at, q] |= 1 << c
+        free[at, q] -= 1
+    return hands, alive & (free == 0).all(1)
+
+
+def _fits(hands: np.ndarray, view: SeatView, need: list[int], forbidden: list[int]) -> np.ndarray:
+    """(rows,) whether each deal agrees with everything ``view`` has seen (:func:`consistent`, on arrays)."""
+    unplayed = ((1 << 20) - 1) & ~view.played
+    ok = (hands[:, 0] | hands[:, 1] | hands[:, 2] | hands[:, 3]) == unplayed
+    ok &= sum(popcount(hands[:, q]) for q in range(4)) == bin(unplayed).count("1")
+    ok &= hands[:, view.seat] == view.hand
+    for q in range(4):
+        if q == view.seat:
             continue
-        restarts += 1
-        if restarts > max_restarts * n:
-            raise Inconsistent(f"no consistent deal found for seat {view.seat} after {restarts} tries")
-    return worlds
+        held = hands[:, q]
+        if view.muestra_held and q == view.dealer:
+            ok &= (held >> view.muestra & 1) == 1
+            held = held & ~(1 << view.muestra)
+        ok &= (popcount(held) == need[q]) & (held & forbidden[q] == 0)
+    return ok
 
 
 def consistent(view: SeatView, hands: list[int], need=None, forbidden=None) -> bool:

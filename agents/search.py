@@ -4,7 +4,7 @@ The network alone plays from its seat's observation in one forward pass. This ag
 a few milliseconds more per decision and plays better (measured in docs/search.md):
 
 1. **Worlds.** It samples ``candidates`` deals of the hidden cards consistent with the rules
-   (:func:`agents.belief.sample_worlds`: voids, compulsory overtakes, the muestra).
+   (:func:`agents.belief.sample_world_array`: voids, compulsory overtakes, the muestra).
 2. **Inference** (``infer`` > 0). The bids and plays the other seats made say more than the
    rules do: a seat that bid cuatrola holds trumps. Every candidate deal is replayed through
    the batched engine and weighted by how likely the network finds each of the other seats'
@@ -64,7 +64,7 @@ from cuatrola_env.positions import Positions
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS
 
 from .base import Agent, SeatView, batch_views
-from .belief import sample_worlds
+from .belief import sample_world_array
 from .heuristic import HeuristicAgent
 from .models import ONNX_MODEL
 from .policy import OnnxPolicy, load_policies, policy_for
@@ -301,7 +301,7 @@ class SearchAgent(Agent):
         for seat, a in view.history:
             if a < 20:
                 played_by[seat] |= 1 << a
-        worlds = np.array(sample_worlds(view, n, self.rng), dtype=np.uint32) | np.array(played_by, dtype=np.uint32)
+        worlds = sample_world_array(view, n, self.rng).astype(np.uint32) | np.array(played_by, dtype=np.uint32)
         s = Positions.deal(worlds, view.dealer, view.muestra, rules, view.score)
         if not inferring:
             for _, a in view.history:

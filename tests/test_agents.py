@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from helpers import scramble_hidden
 from scenario import cid
 
 from agents import make_agent, parse_spec, seat_view
-from agents.belief import consistent, constraints, sample_worlds
+from agents.belief import Inconsistent, consistent, constraints, sample_world_array, sample_worlds
 from cuatrola_env.game import Game
 
 
@@ -120,6 +122,77 @@ def test_belief_never_gives_a_void_seat_that_suit():
     for world in sample_worlds(v, 200, np.random.default_rng(1)):
         assert world[3] & oros == 0, "seat 3 is void in oros"
         assert world[3] >> cid("Ab") & 1, "the dealer still holds the muestra"
+
+
+def _deal_a_after_trick_one(plays=("Ro", "Ao", "3o", "Ac")):
+    """Deal A (online, dealer 3, muestra As de bastos), all pass, then ``plays``: the view of the seat to act."""
+    hands = [[cid(c) for c in h.split()] for h in ["Ro Sc Se Sb Cb", "So Ao Cc Ce Rb", "Co 3o Rc Re 3b", "3c Ac 3e Ae Ab"]]
+    g = Game()
+    g.reset(hands=hands, dealer=3, muestra=cid("Ab"))
+    for a in (20, 20, 20, 20, *(cid(c) for c in plays)):
+        g.step(a)
+    return seat_view(g)
+
+
+def _reference_deal(view, rng) -> list[int] | None:
+    """One deal by the sampler's scheme, card by card in plain Python (None at a dead end)."""
+    need, forbidden, hidden = constraints(view)
+    hands = [0, 0, 0, 0]
+    hands[view.seat] = view.hand
+    if view.muestra_held and view.dealer != view.seat:
+        hands[view.dealer] |= 1 << view.muestra
+    cards = [c for c in range(20) if hidden >> c & 1]
+    eligible = {c: [q for q in range(4) if need[q] > 0 and not forbidden[q] >> c & 1] for c in cards}
+    free = list(need)
+    for c in sorted(cards, key=lambda c: len(eligible[c])):
+        seats = [q for q in eligible[c] if free[q] > 0]
+        if not seats:
+            return None
+        q = rng.choice(seats, p=np.array([free[x] for x in seats]) / sum(free[x] for x in seats))
+        hands[q] |= 1 << c
+        free[q] -= 1
+    return hands
+
+
+def _where(worlds) -> np.ndarray:
+    """(20, 4) share of the deals in which each card lies with each seat."""
+    w = np.array(worlds, dtype=np.int64)
+    return np.array([[(w[:, q] >> c & 1).mean() for q in range(4)] for c in range(20)])
+
+
+def test_belief_sampler_draws_each_card_where_the_plain_scheme_does():
+    """The batched sampler draws from the distribution of the plain card-by-card scheme, dead ends
+    drawn again (here seat 3 has shown out of oros and the dealer keeps the muestra)."""
+    view = _deal_a_after_trick_one()
+    rng = np.random.default_rng(5)
+    batched = sample_world_array(view, 4000, rng)
+    plain = [d for d in (_reference_deal(view, rng) for _ in range(6000)) if d is not None][:4000]
+    assert len(plain) == 4000 and batched.shape == (4000, 4)
+    assert np.abs(_where(batched) - _where(plain)).max() < 0.05
+
+
+def test_belief_sampler_deals_cards_nothing_constrains_evenly():
+    """Before any card is played, a hidden card lies with each other seat in proportion to its unseen
+    cards (the dealer's muestra is known, so the dealer has one fewer)."""
+    g = Game(seed=8)
+    view = seat_view(g)  # la mano, to bid first
+    need, _, hidden = constraints(view)
+    share = _where(sample_world_array(view, 6000, np.random.default_rng(0)))
+    expected = np.array(need) / sum(need)
+    for c in range(20):
+        if hidden >> c & 1:
+            assert np.abs(share[c] - expected).max() < 0.03, f"card {c}"
+
+
+def test_belief_sampler_names_a_history_no_deal_fits():
+    """A history (made up: the engine would refuse it) in which seats 1, 2 and 3 all show out of oros
+    while oros are still unseen: no deal fits, and the sampler says so."""
+    view = _deal_a_after_trick_one(plays=())  # seat 0 (la mano) to lead
+    trick = [(0, cid("Ro")), (1, cid("Cc")), (2, cid("Rc")), (3, cid("3c"))]
+    view = dataclasses.replace(view, hand=view.hand & ~(1 << cid("Ro")), history=view.history + tuple(trick),
+                               played=sum(1 << c for _, c in trick))
+    with pytest.raises(Inconsistent, match="no consistent deal"):
+        sample_worlds(view, 8, np.random.default_rng(0))
 
 
 def test_batch_views_match_single_game_views():

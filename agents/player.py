@@ -14,8 +14,8 @@ the policy trained under the rules most like the game's (:func:`agents.policy.po
 level (:data:`agents.policy.LEVELS`) says how to choose from it: greedily, by sampling at a
 temperature with a share of random card plays, or, at ``master``, by the search of
 :class:`agents.search.SearchAgent` over that policy: ``worlds`` deals drawn from ``candidates``,
-the card plays' evidence weighed by ``infer_play`` (:data:`agents.policy.MASTER_SEARCH` unless
-given: ``bot:level=master,worlds=128,infer_play=1``).
+the card plays' evidence weighed by ``infer_play`` (unless given, ``bot:level=master,worlds=128,infer_play=1``,
+the settings of the policy's rules preset: :func:`agents.policy.master_search`).
 """
 
 from __future__ import annotations
@@ -26,23 +26,26 @@ from cuatrola_env.rules import NUM_ACTIONS
 
 from .base import Agent, SeatView
 from .models import ONNX_MODEL
-from .policy import LEVELS, MASTER_SEARCH, OnnxPolicy, check_level, load_policies, policy_for, sample_actions
+from .policy import LEVELS, MASTER_SEARCH, OnnxPolicy, check_level, load_policies, master_search, policy_for, sample_actions
 from .search import SearchAgent, SearchOptions
 
 
 class PolicyPlayer(Agent):
     """A player at ``level`` from the ONNX model at ``path`` (the default: the shipped model of
-    each rules preset), or from ``policies`` already loaded (the first is the default)."""
+    each rules preset), or from ``policies`` already loaded (the first is the default). ``worlds``,
+    ``candidates`` and ``infer_play`` set master's search; each one not given is that of the
+    rules preset the searched policy was trained under (:func:`agents.policy.master_search`)."""
 
     OPTIONS = {"path": str, "level": str, "worlds": int, "candidates": int, "infer_play": float}
 
     def __init__(self, seed=None, path: str = str(ONNX_MODEL), level: str = "expert",
-                 policies: list[OnnxPolicy] | None = None, worlds: int = MASTER_SEARCH["worlds"],
-                 candidates: int = MASTER_SEARCH["candidates"], infer_play: float = MASTER_SEARCH["infer_play"]):
+                 policies: list[OnnxPolicy] | None = None, worlds: int | None = None, candidates: int | None = None,
+                 infer_play: float | None = None):
         super().__init__(seed)
         check_level(level)
-        self.search_options = {"worlds": worlds, "candidates": candidates, "infer_play": infer_play}  #: master's search
-        SearchOptions(**self.search_options)  # a bad value is refused now, naming it
+        given = {"worlds": worlds, "candidates": candidates, "infer_play": infer_play}
+        self.search_options = {k: v for k, v in given.items() if v is not None}  #: master's settings given here
+        SearchOptions(**{**MASTER_SEARCH, **self.search_options})  # a bad value is refused now, naming it
         self.policies = list(policies) if policies is not None else load_policies(path)
         self.level = level
         self._searches: dict[int, SearchAgent] = {}
@@ -70,8 +73,8 @@ class PolicyPlayer(Agent):
         """The master search over ``policy`` (made on first use, seeded from this player's generator)."""
         k = self.policies.index(policy)
         if k not in self._searches:
-            self._searches[k] = SearchAgent(seed=int(self.rng.integers(2**31)), policy=policy, play="pimc",
-                                            **self.search_options)
+            options = {**master_search(policy.rules), **self.search_options}
+            self._searches[k] = SearchAgent(seed=int(self.rng.integers(2**31)), policy=policy, play="pimc", **options)
         return self._searches[k]
 
     def probabilities(self, view: SeatView) -> np.ndarray:

@@ -46,6 +46,15 @@ class Level:
 #: in the inference (how they were chosen, and what they cost: docs/search.md).
 MASTER_SEARCH = {"worlds": 64, "candidates": 512, "infer_play": 0.5}
 
+#: Master's settings over a model trained under each rules preset, where they differ from
+#: :data:`MASTER_SEARCH`: each preset's are the ones measured strongest under it (docs/search.md).
+MASTER_SEARCH_BY_PRESET = {"traditional": {**MASTER_SEARCH, "worlds": 128, "candidates": 1024}}
+
+
+def master_search(rules: Rules) -> dict:
+    """Level ``master``'s search settings over a model trained under ``rules``."""
+    return dict(MASTER_SEARCH_BY_PRESET.get(rules.name, MASTER_SEARCH))
+
 LEVELS = {
     "master": Level(0.0, search=True),
     "expert": Level(0.0),
@@ -250,5 +259,5 @@ def check_level(level: str) -> None:
         raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
 
 
-__all__ = ["LEVELS", "Level", "MASTER_SEARCH", "ModelError", "OnnxPolicy", "check_level", "load_policies", "masked_softmax",
-           "policy_for", "sample_actions"]
+__all__ = ["LEVELS", "Level", "MASTER_SEARCH", "MASTER_SEARCH_BY_PRESET", "ModelError", "OnnxPolicy", "check_level",
+           "load_policies", "masked_softmax", "master_search", "policy_for", "sample_actions"]

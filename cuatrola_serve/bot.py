@@ -278,7 +278,7 @@ class Bot:
         """Load the model at ``path`` (default: the shipped ones, one per rules preset) and its card,
         checked before anything plays (:meth:`agents.policy.OnnxPolicy.load`; :class:`ModelError` names
         what does not fit). ``search``: ``worlds``, ``candidates`` and ``infer_play`` of level master's
-        search (default :data:`agents.policy.MASTER_SEARCH`)."""
+        search (default: those of each model's rules preset, :func:`agents.policy.master_search`)."""
         return cls(PolicyPlayer(seed, level=level, policies=load_policies(path, threads), **search))
 
     @property

@@ -352,6 +352,24 @@ def test_master_level_searches_with_its_documented_settings(onnx_model):
     assert (s.infer, s.infer_play) == (1.0, MASTER_SEARCH["infer_play"]) == (1.0, 0.5)
 
 
+def test_master_searches_each_presets_model_with_that_presets_settings():
+    """The shipped models: master searches over the traditional model with the traditional settings,
+    over the online one with MASTER_SEARCH; a size given to the bot holds for both."""
+    from agents.policy import MASTER_SEARCH, MASTER_SEARCH_BY_PRESET
+    from cuatrola_serve.bot import Bot
+
+    bot = Bot.load(level="master")
+    by_name = {p.rules.name: p for p in bot.player.policies}
+    online, traditional = bot.player.search(by_name["online"]), bot.player.search(by_name["traditional"])
+    assert (online.worlds, online.candidates) == (MASTER_SEARCH["worlds"], MASTER_SEARCH["candidates"])
+    wanted = MASTER_SEARCH_BY_PRESET["traditional"]
+    assert (traditional.worlds, traditional.candidates, traditional.infer_play) == (
+        wanted["worlds"], wanted["candidates"], wanted["infer_play"])
+    assert (traditional.worlds, traditional.candidates) != (online.worlds, online.candidates)
+    sized = Bot.load(level="master", worlds=7)
+    assert {sized.player.search(p).worlds for p in sized.player.policies} == {7}
+
+
 def test_master_search_size_is_an_option_of_the_bot_and_its_spec(onnx_model):
     from agents import make_agent
     from cuatrola_serve.bot import Bot

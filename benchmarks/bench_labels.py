@@ -32,7 +32,8 @@ def positions(n: int, rules: str, seed: int) -> list[tuple]:
     """(seat view with its history, the actual deal's unplayed hands) of ``n`` decisions."""
     torch.manual_seed(seed)
     weights = {k: v.numpy() for k, v in oracle.network(64, 2).state_dict().items()}
-    options = {"temperature": 1.0, "heuristic_frac": 0.0, "past_frac": 0.0, "margin": 0.0, "bids": "solver"}
+    options = {"temperature": 1.0, "heuristic_frac": 0.0, "pimc_frac": 0.0, "pimc_worlds": 4, "past_frac": 0.0, "margin": 0.0,
+               "bids": "solver"}
     data = oracle.play_and_label(weights, None, (64, 2), rules, options, seed, max(8, n // 2))
     out = []
     for hand, step in zip(data["hand"][:n], data["step"][:n], strict=True):

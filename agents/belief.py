@@ -101,7 +101,7 @@ def sample_world_array(view: SeatView, n: int, rng: np.random.Generator, max_res
         kept.append(hands[ok])
         got += int(ok.sum())
         failed += rows - int(ok.sum())
-        rate = max(ok.mean(), 1e-3)
+        rate = ok.mean()
         if got < n and failed > max_restarts * n:
             raise Inconsistent(f"no consistent deal found for seat {view.seat} after {failed} tries")
     return np.concatenate(kept)[:n]
@@ -147,21 +147,4 @@ def consistent(view: SeatView, hands: list[int], need=None, forbidden=None) -> b
     """Does a full deal of unplayed hands agree with everything ``view`` has seen?"""
     if need is None:
         need, forbidden, _ = constraints(view)
-    if hands[view.seat] != view.hand:
-        return False
-    all_cards = hands[0] | hands[1] | hands[2] | hands[3]
-    if sum(bin(h).count("1") for h in hands) != bin(all_cards).count("1") or all_cards & view.played:
-        return False
-    if all_cards | view.played != (1 << 20) - 1:
-        return False
-    for q in range(4):
-        if q == view.seat:
-            continue
-        held = hands[q]
-        if view.muestra_held and q == view.dealer:
-            if not held >> view.muestra & 1:
-                return False
-            held &= ~(1 << view.muestra)
-        if bin(held).count("1") != need[q] or held & forbidden[q]:
-            return False
-    return True
+    return bool(_fits(np.array([hands], np.int64), view, need, forbidden)[0])

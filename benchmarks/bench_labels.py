@@ -15,6 +15,7 @@ pass that compiles the solver. The last line reads ``oracle N/s, search M/s, rat
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import time
 
@@ -32,8 +33,8 @@ def positions(n: int, rules: str, seed: int) -> list[tuple]:
     """(seat view with its history, the actual deal's unplayed hands) of ``n`` decisions."""
     torch.manual_seed(seed)
     weights = {k: v.numpy() for k, v in oracle.network(64, 2).state_dict().items()}
-    options = {"temperature": 1.0, "heuristic_frac": 0.0, "pimc_frac": 0.0, "pimc_worlds": 4, "past_frac": 0.0, "margin": 0.0,
-               "bids": "solver"}
+    options = oracle.play_options(dataclasses.replace(oracle.OracleConfig(), oracle_temperature=1.0, oracle_heuristic_frac=0.0,
+                                                      oracle_past_frac=0.0, oracle_margin_coef=0.0, oracle_bids="solver"))
     data = oracle.play_and_label(weights, None, (64, 2), rules, options, seed, max(8, n // 2))
     out = []
     for hand, step in zip(data["hand"][:n], data["step"][:n], strict=True):

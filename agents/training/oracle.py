@@ -373,14 +373,19 @@ def held_out(net: PolicyValueNet, cfg: OracleConfig, o, m, v, owners) -> dict[st
 
 
 # ----------------------------------------------------------------------------- the run
+def play_options(cfg: OracleConfig) -> dict:
+    """The ``options`` of :func:`play_and_label` that ``cfg`` sets."""
+    return {"temperature": cfg.oracle_temperature, "heuristic_frac": cfg.oracle_heuristic_frac,
+            "pimc_frac": cfg.oracle_pimc_frac, "pimc_worlds": cfg.oracle_pimc_worlds, "past_frac": cfg.oracle_past_frac,
+            "margin": cfg.oracle_margin_coef, "bids": cfg.oracle_bids}
+
+
 def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConfig, iteration: int,
           rng: np.random.Generator, stop: Callable[[], bool] = lambda: False, postfix: dict | None = None) -> dict:
     """One iteration's data: ``cfg.oracle_hands`` hands in tasks of ``cfg.oracle_per_task``
     (:class:`~agents.parallel.Stopped` once ``stop()``)."""
     weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
-    options = {"temperature": cfg.oracle_temperature, "heuristic_frac": cfg.oracle_heuristic_frac,
-               "pimc_frac": cfg.oracle_pimc_frac, "pimc_worlds": cfg.oracle_pimc_worlds, "past_frac": cfg.oracle_past_frac,
-               "margin": cfg.oracle_margin_coef, "bids": cfg.oracle_bids}
+    options = play_options(cfg)
     split = hand_tasks(cfg.oracle_hands, cfg.oracle_per_task, cfg.seed, iteration)
     past = [pool[int(rng.integers(len(pool)))] if pool and cfg.oracle_past_frac > 0 else None for _ in split]
     tasks = [(weights, p, (cfg.hidden, cfg.layers), cfg.rules, options, seed, n)
@@ -526,4 +531,4 @@ ALGORITHM = Algorithm("oracle", OracleConfig, resumable=ORACLE_RESUMABLE, resume
                       init_weights=init_weights, run=start,
                       finished=lambda ck: ck["iteration"] >= ck["config"]["oracle_iterations"])
 
-__all__ = ["ALGORITHM", "OracleConfig", "oracle_values", "play_and_label"]
+__all__ = ["ALGORITHM", "OracleConfig", "oracle_values", "play_and_label", "play_options"]

@@ -35,6 +35,17 @@ def fresh_weights(seed: int = 0) -> dict:
     return {k: v.numpy() for k, v in expert.network(16, 2).state_dict().items()}
 
 
+def labelled_position(data: dict, i: int) -> Game:
+    """The game at labelled decision ``i`` of ``data``, stepped through a plain ``Game``."""
+    h = data["hand"][i]
+    g = Game("online")
+    g.reset(hands=[[c for c in range(20) if m >> c & 1] for m in data["deal"][h]], dealer=int(data["dealer"][h]),
+            muestra=int(data["muestra"][h]), score=data["score"][h].tolist())
+    for a in data["actions"][h, : data["step"][i]]:
+        g.step(int(a))
+    return g
+
+
 def game_points_minimax(g: Game, team: int) -> int:
     """Plain minimax through the engine (Game.step) of the hand's game points for ``team``."""
     values = []
@@ -62,12 +73,7 @@ def test_labels_are_the_legal_actions_values_only(bids, margin):
     assert (mask.sum(1) > 1).all(), "only decisions with a choice are labelled"
     assert np.abs(values[mask]).max() <= 5 + margin * 1.3, "game points of one hand (and a share of its margin)"
     for i in range(0, len(data["hand"]), 7):  # the same position, stepped through a Game
-        h = data["hand"][i]
-        g = Game("online")
-        g.reset(hands=[[c for c in range(20) if m >> c & 1] for m in data["deal"][h]], dealer=int(data["dealer"][h]),
-                muestra=int(data["muestra"][h]), score=data["score"][h].tolist())
-        for a in data["actions"][h, : data["step"][i]]:
-            g.step(int(a))
+        g = labelled_position(data, i)
         assert (g.legal_mask().astype(bool)[:NUM_ACTIONS] == mask[i]).all()
         assert np.array_equal(g.observe(), obs[i])
 
@@ -131,6 +137,83 @@ def test_fit_moves_the_policy_to_the_searchs_best_action():
     stats = expert.fit(net, opt, cfg, obs, mask, data["values"], np.random.default_rng(0))
     assert agreement() > max(0.9, before), (before, agreement())
     assert stats["policy_ce"] >= stats["target_entropy"] - 1e-6, "cross-entropy is bounded below by the targets' entropy"
+
+
+def test_with_bids_none_only_card_plays_are_labelled():
+    """``label_bids: none``: no bid is labelled (the network keeps its own bidding), every card play
+    with a choice is."""
+    data = expert.label_hands(fresh_weights(), (16, 2), "online", {**OPTIONS, "bids": "none"}, seed=7, hands=4)
+    assert len(data["hand"]) > 10
+    for i in range(len(data["hand"])):
+        assert seat_view(labelled_position(data, i)).phase == 1, f"decision {i} is a bid"
+    with_bids = expert.label_hands(fresh_weights(), (16, 2), "online", OPTIONS, seed=7, hands=4)
+    assert len(with_bids["hand"]) > len(data["hand"]), "the same hands labelled with bids have more decisions"
+
+
+def test_pimc_plays_one_team_of_the_labelled_matches(monkeypatch):
+    """``pimc_frac: 1``: in every match PIMC plays one team (the first match's team 0), the network
+    the other; with no share PIMC plays nothing."""
+    seats = []
+    real_act = PIMCAgent.act
+
+    def spy(self, view):
+        seats.append(view.seat)
+        return real_act(self, view)
+
+    monkeypatch.setattr(PIMCAgent, "act", spy)
+    options = {**OPTIONS, "bids": "none", "pimc_frac": 1.0, "pimc_worlds": 2}
+    expert.label_hands(fresh_weights(), (16, 2), "online", options, seed=8, hands=3)
+    assert len(seats) > 10 and {s % 2 for s in seats} == {0}, "the first match's PIMC team is team 0, all of it"
+    assert set(seats) == {0, 2}
+    played = len(seats)
+    expert.label_hands(fresh_weights(), (16, 2), "online", {**options, "pimc_frac": 0.0}, seed=8, hands=2)
+    assert len(seats) == played, "no PIMC without a share"
+
+
+def test_search_labels_take_the_card_plays_evidence_weight(monkeypatch):
+    made = []
+
+    class Spy(expert.SearchAgent):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            made.append(self)
+
+    monkeypatch.setattr(expert, "SearchAgent", Spy)
+    expert.label_hands(fresh_weights(), (16, 2), "online", {**OPTIONS, "infer_play": 0.5}, seed=9, hands=1)
+    expert.label_hands(fresh_weights(), (16, 2), "online", OPTIONS, seed=9, hands=1)
+    assert (made[0].infer, made[0].infer_play) == (1.0, 0.5)
+    assert made[1].infer_play == 1.0, "by default the card plays weigh as the bids"
+
+
+def test_decisions_the_labels_value_alike_leave_the_policy_alone():
+    """``fit_ties: false``: rows whose legal actions all have one value teach the policy nothing
+    (the action-value head still learns them); with ``fit_ties: true`` they pull it to uniform."""
+    data = expert.label_hands(fresh_weights(), (16, 2), "online", OPTIONS, seed=5, hands=4)
+    obs, mask = labels.replay(data, get_rules("online"))
+    values = np.where(mask, 1.0, np.nan).astype(np.float32)  # every legal action worth one game point
+    assert expert.alike(torch.from_numpy(values), torch.from_numpy(mask)).all()
+    for ties, moved in ((False, False), (True, True)):
+        torch.manual_seed(0)
+        net = expert.network(16, 2, fresh_weights(1))
+        before = {k: v.clone() for k, v in net.state_dict().items()}
+        opt = torch.optim.Adam(net.parameters(), lr=3e-3)
+        expert.fit(net, opt, ExpertConfig(fit_ties=ties, fit_epochs=3, fit_batch=32), obs, mask, values,
+                   np.random.default_rng(0))
+        after = net.state_dict()
+        assert any(not torch.equal(before[k], after[k]) for k in after if k.startswith("q_net."))
+        policy_moved = any(not torch.equal(before[k], after[k]) for k in after if k.startswith("policy_net."))
+        assert policy_moved == moved, f"fit_ties={ties}"
+    mixed = values.copy()
+    mixed[0, np.flatnonzero(mask[0])[0]] = 0.0
+    assert not expert.alike(torch.from_numpy(mixed), torch.from_numpy(mask))[0]
+
+
+@pytest.mark.parametrize("field,value,message", [("label_bids", "vote", "label_bids must be one of solver, rollout, none"),
+                                                 ("label_pimc_frac", 1.5, "label_pimc_frac must be a share"),
+                                                 ("label_pimc_worlds", 0, "label_pimc_worlds must be at least 1")])
+def test_expert_config_names_a_bad_labelling_field(field, value, message):
+    with pytest.raises(ValueError, match=message):
+        expert.check(ExpertConfig(**{field: value}))
 
 
 def test_soft_targets_put_no_weight_off_the_legal_actions():

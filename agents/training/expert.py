@@ -54,6 +54,7 @@ from ..base import seat_view
 from ..checkpoint import CheckpointError, save_checkpoint
 from ..network import PolicyValueNet
 from ..parallel import Runner, Stopped
+from ..pimc import PIMCAgent
 from ..search import BID_VALUATIONS, SearchAgent
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
 from .fitting import minibatch_passes, soft_targets, with_weights
@@ -72,14 +73,22 @@ class ExpertConfig(RunConfig):
     label_bid_worlds: int = option(8, "deals drawn to value a bid")
     label_candidates: int = option(64, "candidate deals weighed by the network's likelihood of the other seats' actions")
     label_infer: float = option(1.0, "weight of that inference (0: uniform deals; never used on an untrained network)")
+    label_infer_play: float = option(-1.0, "weight of the card plays' evidence in it (below 0: label_infer; master "
+                                           "weighs them 0.5)")
     label_temperature: float = option(1.0, "temperature of the network's sampled play while positions are gathered")
     label_margin_coef: float = option(0.0, "add this times the team's final card-point margin / 100 to a card's value "
                                            "(pass, solo)")
-    label_bids: str = option("solver", "value bids by the solver (PIMC's way) or by rollouts of the network's own play "
-                                       "(rollout; the solver while the network is untrained)")
+    label_bids: str = option("solver", "value bids by the solver (PIMC's way), by rollouts of the network's own play "
+                                       "(rollout; the solver while the network is untrained), or not at all (none: "
+                                       "only card plays are labelled, the network's bidding is left to it)")
+    label_pimc_frac: float = option(0.0, "share of games in which one team is PIMC with label_pimc_worlds deals (its "
+                                          "decisions labelled too), so that the labels cover positions PIMC's play leads to")
+    label_pimc_worlds: int = option(4, "deals PIMC solves a decision, where it plays a team")
     label_per_task: int = option(25, "hands per labelling task")
     tau: float = option(0.1, "policy target softmax(values / tau), values in game points")
     q_coef: float = option(1.0, "weight of the action-value head's Huber loss")
+    fit_ties: bool = option(True, "fit the policy on decisions whose legal actions the labels all value alike too "
+                                  "(a uniform target; false leaves the network's own choice there)")
     fit_epochs: int = option(3, "passes over the aggregated data per iteration")
     fit_batch: int = option(512, "minibatch size")
     expert_data: str = option("", "label files of earlier runs (comma-separated data/iteration_K.npz), copied in and "
@@ -117,25 +126,36 @@ def network(hidden: int, layers: int, weights: dict | None = None) -> PolicyValu
 def label_hands(weights: dict, shape: tuple[int, int], rules: str, options: dict, seed: int, hands: int) -> dict:
     """Play ``hands`` hands of matches with the network in all seats and label every decision
     with more than one legal action by the search. ``options``: ``worlds``, ``bid_worlds``,
-    ``candidates``, ``infer``, ``temperature``, ``margin`` (a card's share of the card-point margin),
-    ``bids`` (``solver`` or ``rollout``). Returns the compact data (:data:`FIELDS`)."""
+    ``candidates``, ``infer``, ``infer_play`` (below 0: ``infer``), ``temperature``, ``margin`` (a
+    card's share of the card-point margin), ``bids`` (``solver``, ``rollout`` or ``none``: bids
+    unlabelled), ``pimc_frac`` and ``pimc_worlds`` (the share of matches in which one team, in turn
+    the first and the second, is PIMC with that many deals). Returns the compact data (:data:`FIELDS`)."""
     torch.set_num_threads(1)
     net = network(*shape, weights)
+    infer_play = options.get("infer_play", -1.0)
     search = SearchAgent(seed=seed, policy=TorchPolicy(net), worlds=options["worlds"], bid_worlds=options["bid_worlds"],
-                         candidates=options["candidates"], infer=options["infer"])
+                         candidates=options["candidates"], infer=options["infer"],
+                         infer_play=None if infer_play < 0 else infer_play)
+    pimc = PIMCAgent(seed, options.get("pimc_worlds", 4))
+    bids = options.get("bids", "solver")
+    valuation = "solver" if bids == "none" else bids  # of a bid (the search's argument; no bid is labelled with none)
     rng = np.random.default_rng(seed)
-    records, labels, done = [], [], 0
+    records, labels, done, games = [], [], 0, 0
     while done < hands:
         game = Game(rules, mode="match", seed=int(rng.integers(2**31)))
+        share = options.get("pimc_frac", 0.0)
+        pimc_team = games % 2 if share > 0 and rng.random() < share else None
+        games += 1
         while not game.over and done < hands:
             dealt = game.hands_dealt
             view = seat_view(game)
             legal = view.legal_actions
-            if len(legal) > 1:
+            if len(legal) > 1 and not (bids == "none" and view.phase == 0):
                 values = np.full(NUM_ACTIONS, np.nan, np.float32)
-                values[legal] = search.solved_values(view, legal, options.get("margin", 0.0), options.get("bids", "solver"))
+                values[legal] = search.solved_values(view, legal, options.get("margin", 0.0), valuation)
                 labels.append((len(records) + dealt - 1, len(view.history), values))
-            game.step(_sample(net, view, options["temperature"], rng))
+            by_pimc = pimc_team is not None and view.seat % 2 == pimc_team
+            game.step(pimc.act(view) if by_pimc else _sample(net, view, options["temperature"], rng))
             done += game.hands_dealt > dealt or game.over
         records += [h for h in game.record()["hands"] if h["result"] is not None]
     return _pack(records, labels)
@@ -175,9 +195,12 @@ def label(runner: Runner, net: PolicyValueNet, cfg: ExpertConfig, iteration: int
     """One iteration's data: ``cfg.expert_hands`` hands in tasks of ``cfg.label_per_task``
     (:class:`~agents.parallel.Stopped` once ``stop()``)."""
     weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
+    rollout = cfg.label_bids == "rollout" and not trained  # an untrained network's rollouts mean nothing
     options = {"worlds": cfg.label_worlds, "bid_worlds": cfg.label_bid_worlds, "candidates": cfg.label_candidates,
-               "infer": cfg.label_infer if trained else 0.0, "temperature": cfg.label_temperature,
-               "margin": cfg.label_margin_coef, "bids": cfg.label_bids if trained else "solver"}
+               "infer": cfg.label_infer if trained else 0.0, "infer_play": cfg.label_infer_play if trained else 0.0,
+               "temperature": cfg.label_temperature, "margin": cfg.label_margin_coef,
+               "bids": "solver" if rollout else cfg.label_bids, "pimc_frac": cfg.label_pimc_frac,
+               "pimc_worlds": cfg.label_pimc_worlds}
     split = hand_tasks(cfg.expert_hands, cfg.label_per_task, cfg.seed, iteration)
     tasks = [(weights, (cfg.hidden, cfg.layers), cfg.rules, options, seed, n) for seed, n in split]
     return label_in_tasks(runner, label_hands, tasks, [n for _, n in split], f"labelling {iteration}", stop,
@@ -192,12 +215,13 @@ def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.n
     o, m = torch.from_numpy(obs).to(device), torch.from_numpy(mask).to(device)
     v = torch.from_numpy(np.nan_to_num(values.astype(np.float32))).to(device)
     target = soft_targets(v, m, cfg.tau)
+    taught = torch.ones(len(v), dtype=torch.bool, device=device) if cfg.fit_ties else ~alike(v, m)
     order = rng.permutation(len(obs))
     held, train = order[: len(order) // 20], order[len(order) // 20 :]
 
     def losses(idx: np.ndarray) -> dict:
         i = torch.from_numpy(idx).to(device)
-        return _losses(net, o[i], m[i], v[i], target[i])
+        return _losses(net, o[i], m[i], v[i], target[i], taught[i])
 
     stats = minibatch_passes(net, opt, train, cfg.fit_epochs, cfg.fit_batch, cfg.max_grad_norm, losses,
                              lambda x: x["policy_ce"] + cfg.q_coef * x["q_huber"], rng)
@@ -208,13 +232,24 @@ def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.n
             stats["held_out_agreement"] = float((net.policy(o[i], m[i]).argmax(-1) == best).float().mean())
             stats["held_out_q_agreement"] = float((torch.where(m[i], net.q(o[i], m[i]), -torch.inf).argmax(-1) == best)
                                                   .float().mean())
-            stats["held_out_policy_ce"] = _losses(net, o[i], m[i], v[i], target[i])["policy_ce"].item()
+            stats["held_out_policy_ce"] = _losses(net, o[i], m[i], v[i], target[i], taught[i])["policy_ce"].item()
     return stats
 
 
-def _losses(net, o, m, v, target) -> dict[str, torch.Tensor]:
+def alike(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """(N,) whether every legal action of a decision has the same value (the labels prefer none)."""
+    legal = torch.nan_to_num(values)
+    high = torch.where(mask, legal, torch.full_like(legal, -torch.inf)).amax(-1)
+    low = torch.where(mask, legal, torch.full_like(legal, torch.inf)).amin(-1)
+    return high - low < 1e-6
+
+
+def _losses(net, o, m, v, target, taught) -> dict[str, torch.Tensor]:
+    """The policy's cross-entropy against its targets on the ``taught`` rows, the targets' entropy,
+    and the action-value head's Huber loss on every legal action."""
     logp = torch.log_softmax(net.policy(o, m), -1)
-    ce = -(target * torch.where(m, logp, torch.zeros_like(logp))).sum(-1).mean()
+    per_row = -(target * torch.where(m, logp, torch.zeros_like(logp))).sum(-1)
+    ce = (per_row * taught).sum() / taught.sum().clamp_min(1)
     entropy = -(target * torch.where(m, target.clamp_min(1e-12).log(), torch.zeros_like(logp))).sum(-1).mean()
     huber = torch.nn.functional.huber_loss(net.q(o, m)[m], v[m])
     return {"policy_ce": ce, "target_entropy": entropy, "q_huber": huber}
@@ -302,9 +337,11 @@ def check(cfg: ExpertConfig) -> None:
     """``ValueError`` naming an expert-iteration field no run can start with (the fields of every
     run: :meth:`RunConfig.check`)."""
     check_counts(cfg, "expert_hands", "label_worlds", "label_bid_worlds", "label_candidates", "label_per_task",
-                 "fit_epochs", "fit_batch")
-    if cfg.label_bids not in BID_VALUATIONS:
-        raise ValueError(f"label_bids must be one of {', '.join(BID_VALUATIONS)}, got {cfg.label_bids!r}")
+                 "fit_epochs", "fit_batch", "label_pimc_worlds")
+    if cfg.label_bids not in BID_VALUATIONS + ("none",):
+        raise ValueError(f"label_bids must be one of {', '.join(BID_VALUATIONS)}, none, got {cfg.label_bids!r}")
+    if not 0 <= cfg.label_pimc_frac <= 1:
+        raise ValueError(f"label_pimc_frac must be a share in [0, 1], got {cfg.label_pimc_frac}")
 
 
 def check_checkpoint(ck: dict, path: str) -> None:

@@ -8,6 +8,12 @@ measures its play, noise of the deal aside, and compares networks, searches and 
 
     python examples/label_regret.py runs/NAME model:agents/models/cuatrola.pt pimc:worlds=32 --positions 1500
 
+Given an expert-iteration label file instead (``runs/NAME/data/iteration_K.npz``: every legal action
+valued by the search), the decisions are drawn from those whose labels prefer an action, and the
+regret is against the search's best action::
+
+    python examples/label_regret.py runs/NAME/data/iteration_1.npz model:agents/models/cuatrola.pt bot:level=master
+
 Only the held-out deals of the window (a twentieth, never fitted) are drawn; each position is
 replayed through the engine from its deal and moves, so every player sees an ordinary seat view with
 its history. Prints, per player, the mean regret of its card plays and of its bids (game points,
@@ -23,6 +29,7 @@ import numpy as np
 
 from agents.base import seat_view
 from agents.registry import make_agent
+from agents.training.expert import alike
 from agents.training.labels import hand_game, load_data
 from agents.training.oracle import WINDOW_FILE, held_out_deals
 from cuatrola_env.game import Game
@@ -47,6 +54,16 @@ def regrets(data: dict, picks: np.ndarray, specs: list[str], rules, seed: int) -
     return out, phase
 
 
+def decisions(path: Path) -> tuple[np.ndarray, dict]:
+    """The decisions to draw and the data: an oracle run's held-out ones, or those of an
+    expert-iteration label file whose labels prefer an action."""
+    if path.is_file():
+        data = load_data(path)
+        return np.flatnonzero(~alike(data["values"], ~np.isnan(data["values"]))), data
+    data = load_data(path / WINDOW_FILE)
+    return np.flatnonzero(held_out_deals(data["deal"])[data["hand"]]), data
+
+
 def interval(x: np.ndarray) -> str:
     half = 1.96 * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("nan")
     return f"{x.mean():.3f} [{x.mean() - half:.3f}, {x.mean() + half:.3f}]"
@@ -54,19 +71,20 @@ def interval(x: np.ndarray) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("run", help="an oracle run's directory (it holds data/window.npz)")
+    ap.add_argument("run", help="an oracle run's directory (it holds data/window.npz), or an expert-iteration label file")
     ap.add_argument("players", nargs="+", help="agent specs, as evaluate.py takes them")
     ap.add_argument("--positions", type=int, default=1000, help="held-out decisions drawn")
     ap.add_argument("--rules", default="online", help="the run's rules preset")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    data = load_data(Path(args.run) / WINDOW_FILE)
-    held = np.flatnonzero(held_out_deals(data["deal"])[data["hand"]])
+    held, data = decisions(Path(args.run))
     if not held.size:
-        raise SystemExit(f"{args.run}: the window holds no held-out decision")
+        raise SystemExit(f"{args.run}: no decision to draw (no held-out decision, or none whose labels prefer an action)")
     picks = np.random.default_rng(args.seed).choice(held, size=min(args.positions, held.size), replace=False)
     r, phase = regrets(data, picks, args.players, get_rules(args.rules), args.seed)
     for name, rows in (("card plays", phase == 1), ("bids", phase == 0)):
+        if not rows.any():
+            continue
         print(f"{name} ({int(rows.sum())} decisions): mean regret, game points")
         for i, spec in enumerate(args.players):
             paired = f"   minus {args.players[0]}: {interval(r[i, rows] - r[0, rows])}" if i else ""

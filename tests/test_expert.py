@@ -150,6 +150,22 @@ def test_with_bids_none_only_card_plays_are_labelled():
     assert len(with_bids["hand"]) > len(data["hand"]), "the same hands labelled with bids have more decisions"
 
 
+def test_with_bids_policy_a_bids_target_is_the_labelling_networks_own_bidding():
+    """``label_bids: policy``: the fit's target softmax(values / tau) at every labelled bid is the
+    labelling network's policy there (so fitting card labels leaves its bidding where it was)."""
+    weights = fresh_weights(2)
+    data = expert.label_hands(weights, (16, 2), "online", {**OPTIONS, "bids": "policy", "tau": 0.1}, seed=7, hands=6)
+    obs, mask = labels.replay(data, get_rules("online"))
+    bids = np.array([seat_view(labelled_position(data, i)).phase == 0 for i in range(len(data["hand"]))])
+    assert bids.sum() >= 3 and (~bids).sum() >= 6
+    net = expert.network(16, 2, weights)
+    o, m = torch.from_numpy(obs[bids]), torch.from_numpy(mask[bids])
+    target = fitting.soft_targets(torch.from_numpy(data["values"][bids].astype(np.float32)), m, 0.1)
+    with torch.no_grad():
+        own = torch.softmax(net.policy(o, m), -1)
+    assert torch.allclose(target, own, atol=2e-3), (target - own).abs().max()
+
+
 def test_pimc_plays_one_team_of_the_labelled_matches(monkeypatch):
     """``pimc_frac: 1``: in every match PIMC plays one team (the first match's team 0), the network
     the other; with no share PIMC plays nothing."""
@@ -191,7 +207,7 @@ def test_decisions_the_labels_value_alike_leave_the_policy_alone():
     data = expert.label_hands(fresh_weights(), (16, 2), "online", OPTIONS, seed=5, hands=4)
     obs, mask = labels.replay(data, get_rules("online"))
     values = np.where(mask, 1.0, np.nan).astype(np.float32)  # every legal action worth one game point
-    assert expert.alike(torch.from_numpy(values), torch.from_numpy(mask)).all()
+    assert expert.alike(values, mask).all()
     for ties, moved in ((False, False), (True, True)):
         torch.manual_seed(0)
         net = expert.network(16, 2, fresh_weights(1))
@@ -205,12 +221,13 @@ def test_decisions_the_labels_value_alike_leave_the_policy_alone():
         assert policy_moved == moved, f"fit_ties={ties}"
     mixed = values.copy()
     mixed[0, np.flatnonzero(mask[0])[0]] = 0.0
-    assert not expert.alike(torch.from_numpy(mixed), torch.from_numpy(mask))[0]
+    assert not expert.alike(mixed, mask)[0]
 
 
-@pytest.mark.parametrize("field,value,message", [("label_bids", "vote", "label_bids must be one of solver, rollout, none"),
-                                                 ("label_pimc_frac", 1.5, "label_pimc_frac must be a share"),
-                                                 ("label_pimc_worlds", 0, "label_pimc_worlds must be at least 1")])
+@pytest.mark.parametrize("field,value,message", [
+    ("label_bids", "vote", "label_bids must be one of solver, rollout, policy, none"),
+    ("label_pimc_frac", 1.5, "label_pimc_frac must be a share"),
+    ("label_pimc_worlds", 0, "label_pimc_worlds must be at least 1")])
 def test_expert_config_names_a_bad_labelling_field(field, value, message):
     with pytest.raises(ValueError, match=message):
         expert.check(ExpertConfig(**{field: value}))

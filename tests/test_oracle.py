@@ -19,8 +19,8 @@ from agents.checkpoint import read_checkpoint  # noqa: E402
 from agents.pimc import PIMCAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.solver import Position  # noqa: E402
-from agents.training import oracle  # noqa: E402
-from agents.training.labels import card_owners, hand_game, replay_decisions  # noqa: E402
+from agents.training import expert, oracle  # noqa: E402
+from agents.training.labels import card_owners, hand_game, replay_decisions, save_data  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.observation import OBS_DIM  # noqa: E402
 from cuatrola_env.positions import Positions  # noqa: E402
@@ -300,3 +300,16 @@ def test_label_regret_replays_each_held_out_decision_and_scores_a_players_choice
     for j, k in enumerate(picks[:40]):
         view = seat_view(label_regret.position(data, int(k), rules))
         assert r[0, j] == np.nanmax(values[k]) - values[k, rnd.act(view)]
+
+
+def test_label_regret_draws_from_an_expert_label_file_only_decisions_whose_labels_prefer_an_action(tmp_path):
+    torch.manual_seed(0)
+    weights = {k: v.numpy() for k, v in expert.network(16, 2).state_dict().items()}
+    data = expert.label_hands(weights, (16, 2), "online", {"worlds": 2, "bid_worlds": 2, "candidates": 4, "infer": 1.0,
+                                                             "temperature": 1.0}, seed=3, hands=4)
+    save_data(tmp_path / "iteration_0.npz", data)
+    rows, read = label_regret.decisions(tmp_path / "iteration_0.npz")
+    values = data["values"].astype(np.float32)
+    spread = np.nanmax(values, 1) - np.nanmin(values, 1)
+    assert len(read["hand"]) == len(data["hand"]) and 0 < len(rows) < len(data["hand"])
+    assert (spread[rows] > 0).all() and (spread[np.setdiff1d(np.arange(len(spread)), rows)] == 0).all()

@@ -79,8 +79,9 @@ class ExpertConfig(RunConfig):
     label_margin_coef: float = option(0.0, "add this times the team's final card-point margin / 100 to a card's value "
                                            "(pass, solo)")
     label_bids: str = option("solver", "value bids by the solver (PIMC's way), by rollouts of the network's own play "
-                                       "(rollout; the solver while the network is untrained), or not at all (none: "
-                                       "only card plays are labelled, the network's bidding is left to it)")
+                                       "(rollout; the solver while the network is untrained), by the labelling "
+                                       "network's own bidding (policy: the fit keeps it; not a value), or not at all "
+                                       "(none: only card plays are labelled)")
     label_pimc_frac: float = option(0.0, "share of games in which one team is PIMC with label_pimc_worlds deals (its "
                                           "decisions labelled too), so that the labels cover positions PIMC's play leads to")
     label_pimc_worlds: int = option(4, "deals PIMC solves a decision, where it plays a team")
@@ -127,7 +128,8 @@ def label_hands(weights: dict, shape: tuple[int, int], rules: str, options: dict
     """Play ``hands`` hands of matches with the network in all seats and label every decision
     with more than one legal action by the search. ``options``: ``worlds``, ``bid_worlds``,
     ``candidates``, ``infer``, ``infer_play`` (below 0: ``infer``), ``temperature``, ``margin`` (a
-    card's share of the card-point margin), ``bids`` (``solver``, ``rollout`` or ``none``: bids
+    card's share of the card-point margin), ``bids`` (``solver``, ``rollout``, ``policy``: the
+    network's own bidding as the target, see :func:`own_bidding`, with ``tau``; ``none``: bids
     unlabelled), ``pimc_frac`` and ``pimc_worlds`` (the share of matches in which one team, in turn
     the first and the second, is PIMC with that many deals). Returns the compact data (:data:`FIELDS`)."""
     torch.set_num_threads(1)
@@ -138,7 +140,7 @@ def label_hands(weights: dict, shape: tuple[int, int], rules: str, options: dict
                          infer_play=None if infer_play < 0 else infer_play)
     pimc = PIMCAgent(seed, options.get("pimc_worlds", 4))
     bids = options.get("bids", "solver")
-    valuation = "solver" if bids == "none" else bids  # of a bid (the search's argument; no bid is labelled with none)
+    valuation = bids if bids in BID_VALUATIONS else "solver"  # the search's argument (a card's label ignores it)
     rng = np.random.default_rng(seed)
     records, labels, done, games = [], [], 0, 0
     while done < hands:
@@ -152,13 +154,28 @@ def label_hands(weights: dict, shape: tuple[int, int], rules: str, options: dict
             legal = view.legal_actions
             if len(legal) > 1 and not (bids == "none" and view.phase == 0):
                 values = np.full(NUM_ACTIONS, np.nan, np.float32)
-                values[legal] = search.solved_values(view, legal, options.get("margin", 0.0), valuation)
+                values[legal] = own_bidding(net, view, options["tau"]) if bids == "policy" and view.phase == 0 \
+                    else search.solved_values(view, legal, options.get("margin", 0.0), valuation)
                 labels.append((len(records) + dealt - 1, len(view.history), values))
             by_pimc = pimc_team is not None and view.seat % 2 == pimc_team
             game.step(pimc.act(view) if by_pimc else _sample(net, view, options["temperature"], rng))
             done += game.hands_dealt > dealt or game.over
         records += [h for h in game.record()["hands"] if h["result"] is not None]
     return _pack(records, labels)
+
+
+#: the least log-probability a bid's label under ``label_bids: policy`` holds (times tau)
+LEAST_LOGP = -20.0
+
+
+def own_bidding(net: PolicyValueNet, view, tau: float) -> np.ndarray:
+    """A bid's label under ``label_bids: policy``: ``tau`` times the labelling network's
+    log-probability of each legal bid (at least :data:`LEAST_LOGP`), so that the fit's target
+    ``softmax(values / tau)`` is that network's own bidding. Not a value in game points."""
+    with torch.no_grad():
+        logits = net.policy(torch.from_numpy(view.observation[None]), torch.from_numpy(view.legal_mask[None]))[0]
+    logp = torch.log_softmax(logits.double(), -1).numpy()[view.legal_actions]
+    return tau * np.maximum(logp, LEAST_LOGP)
 
 
 def _sample(net: PolicyValueNet, view, temperature: float, rng: np.random.Generator) -> int:
@@ -200,7 +217,7 @@ def label(runner: Runner, net: PolicyValueNet, cfg: ExpertConfig, iteration: int
                "infer": cfg.label_infer if trained else 0.0, "infer_play": cfg.label_infer_play if trained else 0.0,
                "temperature": cfg.label_temperature, "margin": cfg.label_margin_coef,
                "bids": "solver" if rollout else cfg.label_bids, "pimc_frac": cfg.label_pimc_frac,
-               "pimc_worlds": cfg.label_pimc_worlds}
+               "pimc_worlds": cfg.label_pimc_worlds, "tau": cfg.tau}
     split = hand_tasks(cfg.expert_hands, cfg.label_per_task, cfg.seed, iteration)
     tasks = [(weights, (cfg.hidden, cfg.layers), cfg.rules, options, seed, n) for seed, n in split]
     return label_in_tasks(runner, label_hands, tasks, [n for _, n in split], f"labelling {iteration}", stop,
@@ -215,7 +232,7 @@ def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.n
     o, m = torch.from_numpy(obs).to(device), torch.from_numpy(mask).to(device)
     v = torch.from_numpy(np.nan_to_num(values.astype(np.float32))).to(device)
     target = soft_targets(v, m, cfg.tau)
-    taught = torch.ones(len(v), dtype=torch.bool, device=device) if cfg.fit_ties else ~alike(v, m)
+    taught = torch.from_numpy(np.ones(len(values), bool) if cfg.fit_ties else ~alike(values, mask)).to(device)
     order = rng.permutation(len(obs))
     held, train = order[: len(order) // 20], order[len(order) // 20 :]
 
@@ -236,12 +253,11 @@ def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.n
     return stats
 
 
-def alike(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """(N,) whether every legal action of a decision has the same value (the labels prefer none)."""
-    legal = torch.nan_to_num(values)
-    high = torch.where(mask, legal, torch.full_like(legal, -torch.inf)).amax(-1)
-    low = torch.where(mask, legal, torch.full_like(legal, torch.inf)).amin(-1)
-    return high - low < 1e-6
+def alike(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(N,) whether every legal action of a decision has the same value (the labels prefer none);
+    ``values`` (N, 24), NaN off the legal actions, ``mask`` (N, 24) the legal actions."""
+    legal = np.nan_to_num(values.astype(np.float32))
+    return np.where(mask, legal, -np.inf).max(1) - np.where(mask, legal, np.inf).min(1) < 1e-6
 
 
 def _losses(net, o, m, v, target, taught) -> dict[str, torch.Tensor]:
@@ -338,8 +354,8 @@ def check(cfg: ExpertConfig) -> None:
     run: :meth:`RunConfig.check`)."""
     check_counts(cfg, "expert_hands", "label_worlds", "label_bid_worlds", "label_candidates", "label_per_task",
                  "fit_epochs", "fit_batch", "label_pimc_worlds")
-    if cfg.label_bids not in BID_VALUATIONS + ("none",):
-        raise ValueError(f"label_bids must be one of {', '.join(BID_VALUATIONS)}, none, got {cfg.label_bids!r}")
+    if cfg.label_bids not in BID_VALUATIONS + ("policy", "none"):
+        raise ValueError(f"label_bids must be one of {', '.join(BID_VALUATIONS)}, policy, none, got {cfg.label_bids!r}")
     if not 0 <= cfg.label_pimc_frac <= 1:
         raise ValueError(f"label_pimc_frac must be a share in [0, 1], got {cfg.label_pimc_frac}")
 

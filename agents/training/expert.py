@@ -16,13 +16,18 @@ Each iteration:
    actions (``label_infer``; uniform while the network is untrained), each deal solved
    double-dummy. PIMC needs no network, so a run can start from nothing. Tasks of
    ``label_per_task`` hands run on ``workers`` Ray workers (the same labels for any number).
+   To fine-tune a trained network by card labels alone, ``label_bids: policy`` labels each bid
+   with the network's own bidding (:func:`own_bidding`) so that the fit leaves it where it was;
+   ``label_pimc_frac`` puts PIMC at the table in a share of the matches
+   (``configs/master_labels.yaml``).
 3. **Keep** the iteration's data in ``data/iteration_K.npz``, compactly: each hand's deal,
    dealer, muestra, score and actions, and for each labelled decision its hand, its step and
    its 24 values (NaN off the legal actions), about 60 bytes a decision. Observations are
    rebuilt by replaying the hands through the engine (:func:`replay`).
 4. **Fit** on the aggregated data (all iterations, or the last ``keep_iterations``): the policy
-   by cross-entropy against ``softmax(values / tau)`` over the legal actions, the action-value
-   head by a Huber loss on the legal actions' values (``q_coef``). A twentieth of the decisions
+   by cross-entropy against ``softmax(values / tau)`` over the legal actions (with ``fit_ties``
+   false, not where the labels value every legal action alike), the action-value head by a Huber
+   loss on the legal actions' values (``q_coef``). A twentieth of the decisions
    is held out to report agreement with the search's best action.
 
 The next iteration plays and labels with the new network (for play and for inference).
@@ -82,7 +87,7 @@ class ExpertConfig(RunConfig):
                                        "(rollout; the solver while the network is untrained), by the labelling "
                                        "network's own bidding (policy: the fit keeps it; not a value), or not at all "
                                        "(none: only card plays are labelled)")
-    label_pimc_frac: float = option(0.0, "share of games in which one team is PIMC with label_pimc_worlds deals (its "
+    label_pimc_frac: float = option(0.0, "share of matches in which one team is PIMC with label_pimc_worlds deals (its "
                                           "decisions labelled too), so that the labels cover positions PIMC's play leads to")
     label_pimc_worlds: int = option(4, "deals PIMC solves a decision, where it plays a team")
     label_per_task: int = option(25, "hands per labelling task")

@@ -147,10 +147,10 @@ def label_hands(weights: dict, shape: tuple[int, int], rules: str, options: dict
     bids = options.get("bids", "solver")
     valuation = bids if bids in BID_VALUATIONS else "solver"  # the search's argument (a card's label ignores it)
     rng = np.random.default_rng(seed)
+    share = options.get("pimc_frac", 0.0)
     records, labels, done, games = [], [], 0, 0
     while done < hands:
         game = Game(rules, mode="match", seed=int(rng.integers(2**31)))
-        share = options.get("pimc_frac", 0.0)
         pimc_team = games % 2 if share > 0 and rng.random() < share else None
         games += 1
         while not game.over and done < hands:
@@ -177,16 +177,19 @@ def own_bidding(net: PolicyValueNet, view, tau: float) -> np.ndarray:
     """A bid's label under ``label_bids: policy``: ``tau`` times the labelling network's
     log-probability of each legal bid (at least :data:`LEAST_LOGP`), so that the fit's target
     ``softmax(values / tau)`` is that network's own bidding. Not a value in game points."""
-    with torch.no_grad():
-        logits = net.policy(torch.from_numpy(view.observation[None]), torch.from_numpy(view.legal_mask[None]))[0]
-    logp = torch.log_softmax(logits.double(), -1).numpy()[view.legal_actions]
+    logp = torch.log_softmax(_logits(net, view).double(), -1).numpy()[view.legal_actions]
     return tau * np.maximum(logp, LEAST_LOGP)
+
+
+def _logits(net: PolicyValueNet, view) -> torch.Tensor:
+    """(24,) the network's masked logits at one seat view."""
+    with torch.no_grad():
+        return net.policy(torch.from_numpy(view.observation[None]), torch.from_numpy(view.legal_mask[None]))[0]
 
 
 def _sample(net: PolicyValueNet, view, temperature: float, rng: np.random.Generator) -> int:
     """The network's action: sampled at ``temperature`` (0: the most likely)."""
-    with torch.no_grad():
-        logits = net.policy(torch.from_numpy(view.observation[None]), torch.from_numpy(view.legal_mask[None]))[0]
+    logits = _logits(net, view)
     if temperature <= 0:
         return int(logits.argmax())
     p = torch.softmax(logits.double() / temperature, -1).numpy()

@@ -143,7 +143,8 @@ def fit(args) -> None:
     weight = np.concatenate([np.full(len(w), x, np.float32) for w, x in zip(groups, shares, strict=True)])
     obs = q_inputs(np.concatenate([w.obs for w in groups]), args.features)
     mask, values = np.concatenate([w.mask for w in groups]), np.concatenate([w.values for w in groups])
-    train, held = np.flatnonzero(~np.concatenate([w.held for w in groups])), np.concatenate([w.held for w in groups])
+    held = np.concatenate([w.held for w in groups])
+    train = np.flatnonzero(~held)
     net = q_network(args.hidden, args.layers, args.features)
     params = list(net.q_net.parameters())
     opt = torch.optim.Adam(params, lr=args.lr)
@@ -225,7 +226,7 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("labels", help="label file pattern")
     r.add_argument("q", help="action-value network file")
     r.add_argument("--path", default=SHIPPED, help="the policy")
-    r.add_argument("--beta", nargs="+", type=float, default=[0, 2, 4, 8, 1000])
+    r.add_argument("--beta", nargs="+", type=float, default=[0, 2, 4, 8, 1000], help="1000 or more: the action values alone")
     for s in (f, r):
         s.add_argument("--rules", default="online")
     args = p.parse_args(argv)

@@ -18,7 +18,7 @@ import torch
 from agents.base import Agent, SeatView
 from agents.torch_agent import load_network
 from cuatrola_env.engine import BIDDING
-from cuatrola_env.rules import CONTRACT_NAMES, NUM_ACTIONS, NUM_CARDS
+from cuatrola_env.rules import CUATROLA, NUM_ACTIONS, NUM_CARDS, QUINTOLA, SOLO
 
 
 class BidBias(Agent):
@@ -30,8 +30,7 @@ class BidBias(Agent):
         super().__init__(seed)
         self.net = load_network(path)
         self.bias = np.zeros(NUM_ACTIONS, np.float32)
-        for name, shift in zip(CONTRACT_NAMES[1:], (solo, cuatrola, quintola), strict=True):
-            self.bias[NUM_CARDS + CONTRACT_NAMES.index(name)] = float(shift)
+        self.bias[NUM_CARDS + np.array([SOLO, CUATROLA, QUINTOLA])] = (solo, cuatrola, quintola)
 
     def act(self, view: SeatView) -> int:
         mask = torch.from_numpy(view.legal_mask[None])

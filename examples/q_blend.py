@@ -36,6 +36,7 @@ import numpy as np
 import torch
 
 from agents.base import Agent, SeatView
+from agents.checkpoint import read_checkpoint
 from agents.network import PolicyValueNet, widen_inputs
 from agents.parallel import Runner
 from agents.torch_agent import load_network
@@ -106,7 +107,7 @@ class QBlend(Agent):
 # ----------------------------------------------------------------------------- label, fit, regret
 def label(args) -> None:
     """Label files of the network's play, one per 2,000 hands (an interrupted run resumes)."""
-    ck = torch.load(args.path, weights_only=True)
+    ck = read_checkpoint(args.path, older=True)
     weights = {k: v.numpy() for k, v in widen_inputs(ck["model"], OBS_DIMS[ck["obs_version"]]).items()}
     shape = (ck["config"]["hidden"], ck["config"]["layers"])
     options = {"temperature": args.temperature, "heuristic_frac": 0.0, "pimc_frac": args.pimc_frac,

@@ -20,6 +20,18 @@ from examples.q_blend import NUM_FEATURES, QBlend, features, main  # noqa: E402
 SHIPPED = "agents/models/cuatrola.pt"
 
 
+def network_play(seeds):
+    """(seat view, the shipped network's action) at every decision of hands it plays in every seat."""
+    model = make_agent("model:" + SHIPPED)
+    for seed in seeds:
+        g = Game(seed=seed)
+        while not g.over:
+            v = g.seat_view()
+            action = model.act(v)
+            yield v, action
+            g.step(action)
+
+
 def counted(g: Game) -> np.ndarray:
     """The example's features counted by hand from the game: a card is out when it is in another
     seat's unplayed cards (the muestra included while the dealer holds it)."""
@@ -58,15 +70,10 @@ def test_at_beta_zero_the_blend_is_the_policy(tmp_path):
           "--threads", "1"])
     policy = QBlend(path=SHIPPED, q=str(tmp_path / "q.pt"), beta=0.0)
     values = QBlend(path=SHIPPED, q=str(tmp_path / "q.pt"), beta=1000.0)
-    model = make_agent("model:" + SHIPPED)
     differ = 0
-    for seed in range(10):
-        g = Game(seed=seed)
-        while not g.over:
-            v = g.seat_view()
-            assert policy.act(v) == model.act(v)
-            differ += values.act(v) != model.act(v)
-            g.step(model.act(v))
+    for v, action in network_play(range(10)):
+        assert policy.act(v) == action
+        differ += values.act(v) != action
     assert differ > 0
 
 
@@ -78,19 +85,14 @@ def test_the_blend_needs_an_action_value_file():
 def test_bid_bias_shifts_only_the_bids():
     """examples/bid_bias.py: with no shift it is the network; with solo and cuatrola pushed far down
     it never declares them where passing is legal, and its card plays stay the network's."""
-    model = make_agent("model:" + SHIPPED)
     same = BidBias(path=SHIPPED)
     timid = BidBias(path=SHIPPED, solo=-100, cuatrola=-100, quintola=-100)
     bids = 0
-    for seed in range(60):
-        g = Game(seed=seed)
-        while not g.over:
-            v = g.seat_view()
-            assert same.act(v) == model.act(v)
-            if v.phase == BIDDING and v.legal_mask[NUM_CARDS]:
-                bids += 1
-                assert timid.act(v) == NUM_CARDS  # pass
-            elif v.phase != BIDDING:
-                assert timid.act(v) == model.act(v)
-            g.step(model.act(v))
+    for v, action in network_play(range(60)):
+        assert same.act(v) == action
+        if v.phase == BIDDING and v.legal_mask[NUM_CARDS]:
+            bids += 1
+            assert timid.act(v) == NUM_CARDS  # pass
+        elif v.phase != BIDDING:
+            assert timid.act(v) == action
     assert bids > 60

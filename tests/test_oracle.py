@@ -15,6 +15,7 @@ pytest.importorskip("tensorboard")
 
 from agents import training as train  # noqa: E402
 from agents.base import seat_view  # noqa: E402
+from agents.belief import consistent  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
 from agents.pimc import PIMCAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
@@ -83,6 +84,46 @@ def test_labels_are_each_legal_actions_double_dummy_result_on_the_actual_deal(pr
                 f"hand {hand} step {step} action {a}: label {label}, double-dummy {points}"
         checked["bid" if g.seat_view().phase == 0 else "card"] += 1
     assert checked["bid"] >= 3 and checked["card"] >= 10, checked
+
+
+def test_a_sampled_labelling_deal_is_one_the_seat_cannot_tell_from_the_actual_one():
+    """``sampled_frac`` 0 labels on the actual deal; 1 on a deal drawn as PIMC draws them: the seat's
+    own cards, every seat's count and every void the play has shown kept, the hidden cards moved in
+    some decisions; a share between draws about that share."""
+    rules, rng = get_rules("online"), np.random.default_rng(2)
+    moved = drawn = decisions = 0
+    for seed in range(6):
+        g = Game(rules, mode="hand", seed=seed)
+        while not g.over:
+            view, actual = seat_view(g), np.array(g.single.hands, np.uint32)
+            assert oracle.label_world(view, actual, 0.0, rng) == [int(h) for h in actual]
+            if view.phase == 1:
+                world = oracle.label_world(view, actual, 1.0, rng)
+                assert world[view.seat] == view.hand and consistent(view, world)
+                assert [bin(h).count("1") for h in world] == [bin(int(h)).count("1") for h in actual]
+                moved += world != [int(h) for h in actual]
+                drawn += oracle.label_world(view, actual, 0.5, rng) != [int(h) for h in actual]
+                decisions += 1
+            g.step(int(rng.choice(g.legal_actions())))
+    assert moved > decisions // 2 and 0 < drawn < moved, (moved, drawn, decisions)
+
+
+def test_sampled_labels_value_exactly_the_legal_actions_on_another_deal_somewhere():
+    """With ``sampled_frac`` 1 every labelled decision still has a value exactly on its legal
+    actions, and some card labels are not the actual deal's values (the deal was drawn)."""
+    rules = get_rules("online")
+    data = oracle.play_and_label(fresh_weights(), None, (16, 2), "online", {**OPTIONS, "sampled_frac": 1.0},
+                                 seed=5, hands=20)
+    values, differ, cards = data["values"].astype(np.float32), 0, 0
+    for k in range(len(data["hand"])):
+        g = hand_game(data, int(data["hand"][k]), int(data["step"][k]), rules)
+        assert sorted(np.flatnonzero(~np.isnan(values[k]))) == g.legal_actions()
+        view = seat_view(g)
+        if view.phase == 1:
+            on_actual = oracle.oracle_values(view, [int(h) for h in g.single.hands])
+            differ += not np.array_equal(np.nan_to_num(on_actual), np.nan_to_num(values[k]))
+            cards += 1
+    assert cards >= 20 and differ > 0, (cards, differ)
 
 
 def test_each_kind_of_opposing_team_plays_its_share_of_the_games():
@@ -230,6 +271,8 @@ def test_the_learning_rate_decays_linearly_to_its_final_value_at_the_last_iterat
 def test_oracle_config_refuses_impossible_shares(capsys):
     assert train.main(["--algorithm", "oracle", "--oracle-heuristic-frac", "0.7", "--oracle-past-frac", "0.5"]) == 2
     assert "oracle_heuristic_frac, oracle_pimc_frac and oracle_past_frac" in capsys.readouterr().err
+    assert train.main(["--algorithm", "oracle", "--oracle-sampled-frac", "1.5"]) == 2
+    assert "oracle_sampled_frac must be a share between 0 and 1, got 1.5" in capsys.readouterr().err
 
 
 def test_an_oracle_network_exports_its_policy_and_the_bot_plays_it(tmp_path):

@@ -55,6 +55,7 @@ from cuatrola_env.positions import Positions
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules, get_rules
 from cuatrola_env.view import HandHistories, batch_views
 
+from ..belief import sample_worlds
 from ..checkpoint import CheckpointError, save_checkpoint
 from ..heuristic import HeuristicAgent
 from ..network import MASKED_LOGIT, PolicyValueNet
@@ -106,6 +107,10 @@ class OracleConfig(RunConfig):
     oracle_pool: int = option(5, "past networks kept (one added every iteration)")
     oracle_bids: str = option("rollout", "value a bid by solving the actual deal under the contract it leads to (solver) "
                                         "or by the network playing the actual deal out in every seat (rollout)")
+    oracle_sampled_frac: float = option(0.0, "share of decisions labelled on a deal drawn as PIMC draws its deals "
+                                             "(uniformly among those that fit what the seat saw) instead of the actual "
+                                             "deal: values tend to PIMC's with unlimited deals (bid rollouts stay on the "
+                                             "actual deal)")
     oracle_margin_coef: float = option(0.5, "add this times the team's final card-point margin / 100 to a card's "
                                             "label (pass, solo)")
     tau: float = option(0.1, "policy target softmax(Q / tau) of the network's own action values, in game points")
@@ -124,7 +129,8 @@ ORACLE_RESUMABLE = RESUMABLE + ("oracle_iterations", "workers")
 RESUME_FIELDS = ("run_name", "config", "optimizer", "iteration", "rng", "torch_rng", "pool", "labels")
 
 #: fields runs from before them did without: the learning rate did not decay, no team was PIMC
-ORACLE_LATER = {**LATER_FIELDS, "lr_final": -1.0, "oracle_pimc_frac": 0.0, "oracle_pimc_worlds": 4}
+ORACLE_LATER = {**LATER_FIELDS, "lr_final": -1.0, "oracle_pimc_frac": 0.0, "oracle_pimc_worlds": 4,
+                "oracle_sampled_frac": 0.0}
 
 
 def network(hidden: int, layers: int, weights: dict | None = None) -> PolicyValueNet:
@@ -180,7 +186,7 @@ def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rul
                    hands: int) -> dict:
     """Play ``hands`` hands at once, every decision with more than one legal action labelled on the
     actual deal. ``options``: ``temperature``, ``heuristic_frac``, ``pimc_frac``, ``pimc_worlds``, ``past_frac``,
-    ``margin``, ``bids``
+    ``margin``, ``sampled_frac``, ``bids``
     (``solver``: each contract solved double-dummy; ``rollout``: :func:`rollout_bid_values`). Returns the
     compact data of :mod:`.labels`."""
     torch.set_num_threads(1)
@@ -196,7 +202,7 @@ def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rul
             break
         bits = pos.legal_bits
         views = batch_views(pos, live, bits, history=history)
-        labels += [(i, t, v) for i, v in _label_step(pos, live, bits, views, nets[SELF], options)]
+        labels += [(i, t, v) for i, v in _label_step(pos, live, bits, views, nets[SELF], options, rng)]
         who = np.where((pos.current[live] & 1) == opp_team[live], opponent[live], SELF)
         acts = _actions(pos, live, bits, who, views, nets, rivals, options["temperature"], rng)
         history.record(live, pos.current[live], acts)
@@ -207,17 +213,27 @@ def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rul
 
 
 def _label_step(pos: Positions, live: np.ndarray, bits: np.ndarray, views, net: PolicyValueNet,
-                options: dict) -> list[tuple[int, np.ndarray]]:
+                options: dict, rng: np.random.Generator) -> list[tuple[int, np.ndarray]]:
     """(game, its 24 values) of each live game with more than one legal action: bids by rollouts
-    when ``options["bids"]`` says so, the rest by the solver on the actual deal."""
+    when ``options["bids"]`` says so, the rest by the solver on the actual deal (on a deal drawn by
+    PIMC's sampler in ``options["sampled_frac"]`` of them)."""
     choice = np.bitwise_count(bits[live]) > 1
     rolled = live[choice & (pos.phase[live] == 0)] if options["bids"] == "rollout" else live[:0]
     out = list(zip(rolled.tolist(), rollout_bid_values(pos, rolled, bits, net), strict=True))
     solved = choice & ~np.isin(live, rolled)
-    hands = pos.hands
-    out += [(int(i), oracle_values(views[k], [int(h) for h in hands[i]], options["margin"]))
-            for k, i in enumerate(live) if solved[k]]
+    hands, share = pos.hands, options.get("sampled_frac", 0.0)
+    for k in np.flatnonzero(solved):
+        world = label_world(views[k], hands[live[k]], share, rng)
+        out.append((int(live[k]), oracle_values(views[k], world, options["margin"])))
     return out
+
+
+def label_world(view, actual: np.ndarray, sampled_frac: float, rng: np.random.Generator) -> list[int]:
+    """The deal a decision is labelled on: the ``actual`` one (every seat's unplayed cards), or, with
+    probability ``sampled_frac``, one drawn by PIMC's sampler from what ``view`` shows (no draw at 0)."""
+    if sampled_frac > 0 and rng.random() < sampled_frac:
+        return sample_worlds(view, 1, rng)[0]
+    return [int(h) for h in actual]
 
 
 def _opponents(n: int, options: dict, have_past: bool, rng: np.random.Generator) -> np.ndarray:
@@ -377,7 +393,7 @@ def play_options(cfg: OracleConfig) -> dict:
     """The ``options`` of :func:`play_and_label` that ``cfg`` sets."""
     return {"temperature": cfg.oracle_temperature, "heuristic_frac": cfg.oracle_heuristic_frac,
             "pimc_frac": cfg.oracle_pimc_frac, "pimc_worlds": cfg.oracle_pimc_worlds, "past_frac": cfg.oracle_past_frac,
-            "margin": cfg.oracle_margin_coef, "bids": cfg.oracle_bids}
+            "margin": cfg.oracle_margin_coef, "bids": cfg.oracle_bids, "sampled_frac": cfg.oracle_sampled_frac}
 
 
 def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConfig, iteration: int,
@@ -486,6 +502,8 @@ def check(cfg: OracleConfig) -> None:
     if min(shares) < 0 or sum(shares) > 1:
         raise ValueError("oracle_heuristic_frac, oracle_pimc_frac and oracle_past_frac must be shares summing to at most 1, "
                          f"got {shares}")
+    if not 0 <= cfg.oracle_sampled_frac <= 1:
+        raise ValueError(f"oracle_sampled_frac must be a share between 0 and 1, got {cfg.oracle_sampled_frac}")
     if cfg.oracle_pimc_worlds < 1:
         raise ValueError(f"oracle_pimc_worlds must be at least 1, got {cfg.oracle_pimc_worlds}")
     if cfg.oracle_bids not in BID_LABELS:

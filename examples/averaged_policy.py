@@ -13,52 +13,19 @@ The rules treat the four suits alike (trump is whichever suit the muestra names;
 is that of two cantes due in the same trick), so renaming the suits in a seat's observation and
 legal actions gives a position a perfect player plays the same way, renamed. A network is not
 exactly that symmetric: each relabelling it sees is a slightly different question. The relabelling
-maps every card-indexed view of the observation (:data:`cuatrola_env.observation.VIEWS`), the
-trump view and the cantes view; bids are not renamed.
+is :mod:`cuatrola_env.suits`'.
 """
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 import torch
 
 from agents.base import Agent, SeatView
 from agents.torch_agent import load_network
-from cuatrola_env.observation import OBS_DIM, OFFSETS, VIEWS
-from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, NUM_RANKS, NUM_SUITS
-
-#: the views indexed by card id, 20 columns (one card each) per block
-CARD_VIEWS = ("hand", "played_by", "played_in_trick", "current_trick", "muestra", "absent")
-
-
-def card_relabelling(suits: tuple[int, ...]) -> np.ndarray:
-    """(20,) the card each card becomes when suit ``s`` is renamed ``suits[s]``."""
-    return np.array([NUM_RANKS * suits[c // NUM_RANKS] + c % NUM_RANKS for c in range(NUM_CARDS)])
-
-
-def observation_columns(suits: tuple[int, ...]) -> np.ndarray:
-    """(OBS_DIM,) column indices: ``obs[:, cols]`` is the observation with suit ``s`` renamed ``suits[s]``."""
-    back = np.argsort(suits)  # the old suit of each new suit
-    old_card = card_relabelling(tuple(back))
-    cols = np.arange(OBS_DIM)
-    for name, size in VIEWS:
-        start = OFFSETS[name].start
-        if name in CARD_VIEWS:
-            for block in range(start, start + size, NUM_CARDS):
-                cols[block: block + NUM_CARDS] = block + old_card
-        elif name == "trump":
-            cols[start: start + NUM_SUITS] = start + back
-        elif name == "cantes":  # [suit, team]
-            width = size // NUM_SUITS
-            cols[start: start + size] = (start + width * back[:, None] + np.arange(width)).reshape(-1)
-    return cols
-
-
-def action_columns(suits: tuple[int, ...]) -> np.ndarray:
-    """(24,) action indices: ``mask[:, cols]`` is the legal mask with the suits renamed (bids unchanged)."""
-    return np.r_[card_relabelling(tuple(np.argsort(suits))), np.arange(NUM_CARDS, NUM_ACTIONS)]
+from cuatrola_env.observation import OBS_DIM
+from cuatrola_env.rules import NUM_ACTIONS
+from cuatrola_env.suits import RENAMINGS, action_columns, observation_columns
 
 
 class AveragedPolicy(Agent):
@@ -71,7 +38,7 @@ class AveragedPolicy(Agent):
         if not 1 <= suits <= 24:
             raise ValueError(f"suits must be between 1 and 24 (the relabellings of four suits), got {suits}")
         self.nets = [load_network(p) for p in paths.split(";")]
-        labels = list(itertools.permutations(range(NUM_SUITS)))[:suits]  # the identity first
+        labels = RENAMINGS[:suits]  # the identity first
         self.obs_cols = np.stack([observation_columns(s) for s in labels])
         self.act_cols = np.stack([action_columns(s) for s in labels])
 

@@ -14,6 +14,9 @@ regret is against the search's best action::
 
     python examples/label_regret.py runs/NAME/data/iteration_1.npz model:agents/models/cuatrola.pt bot:level=master
 
+``--from-trick K`` draws only card plays of trick K (counted from 0) and later: with a label file of
+``configs/endgame.yaml``, whose earlier decisions hold the network's own play, not values.
+
 Only the held-out deals of the window (a twentieth, never fitted) are drawn; each position is
 replayed through the engine from its deal and moves, so every player sees an ordinary seat view with
 its history. Prints, per player, the mean regret of its card plays and of its bids (game points,
@@ -33,7 +36,7 @@ from agents.training.expert import alike
 from agents.training.labels import hand_game, load_data
 from agents.training.oracle import WINDOW_FILE, held_out_deals
 from cuatrola_env.game import Game
-from cuatrola_env.rules import get_rules
+from cuatrola_env.rules import NUM_CARDS, NUM_SEATS, get_rules
 
 
 def position(data: dict, k: int, rules) -> Game:
@@ -64,6 +67,14 @@ def decisions(path: Path) -> tuple[np.ndarray, dict]:
     return np.flatnonzero(held_out_deals(data["deal"])[data["hand"]]), data
 
 
+def trick_of(data: dict, k: np.ndarray) -> np.ndarray:
+    """The trick (from 0) of each decision ``k`` of ``data``; -1 for a bid."""
+    actions = data["actions"][data["hand"][k]].astype(np.int64)
+    bids = (actions >= NUM_CARDS).sum(1)
+    card = data["step"][k].astype(np.int64) - bids
+    return np.where(card >= 0, card // NUM_SEATS, -1)
+
+
 def interval(x: np.ndarray) -> str:
     half = 1.96 * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("nan")
     return f"{x.mean():.3f} [{x.mean() - half:.3f}, {x.mean() + half:.3f}]"
@@ -76,8 +87,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--positions", type=int, default=1000, help="held-out decisions drawn")
     ap.add_argument("--rules", default="online", help="the run's rules preset")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--from-trick", type=int, default=0, help="draw only card plays of this trick (from 0) and later")
     args = ap.parse_args(argv)
     held, data = decisions(Path(args.run))
+    if args.from_trick > 0:
+        held = held[trick_of(data, held) >= args.from_trick]
     if not held.size:
         raise SystemExit(f"{args.run}: no decision to draw (no held-out decision, or none whose labels prefer an action)")
     picks = np.random.default_rng(args.seed).choice(held, size=min(args.positions, held.size), replace=False)

@@ -1,4 +1,4 @@
-"""examples/averaged_policy.py: renaming the suits of a seat's observation is renaming them in the game."""
+"""Renaming the suits (cuatrola_env.suits) of a seat's observation is renaming them in the game; the averaged policy."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from agents.base import seat_view  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from cuatrola_env.bitboards import cards_of  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
-from examples.averaged_policy import action_columns, card_relabelling, observation_columns  # noqa: E402
+from cuatrola_env.suits import action_columns, card_relabelling, observation_columns  # noqa: E402
 
 SHIPPED = "agents/models/cuatrola.pt"
 

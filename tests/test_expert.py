@@ -23,6 +23,7 @@ from agents.training import expert, fitting, labels  # noqa: E402
 from agents.training.expert import ExpertConfig  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.rules import NUM_ACTIONS, get_rules  # noqa: E402
+from cuatrola_env.suits import RENAMINGS, action_columns, observation_columns  # noqa: E402
 
 OPTIONS = {"worlds": 2, "bid_worlds": 2, "candidates": 4, "infer": 1.0, "temperature": 1.0}
 TINY = ["--algorithm", "expert", "--expert-iterations", "2", "--expert-hands", "6", "--label-per-task", "3",
@@ -139,6 +140,36 @@ def test_fit_moves_the_policy_to_the_searchs_best_action():
     assert stats["policy_ce"] >= stats["target_entropy"] - 1e-6, "cross-entropy is bounded below by the targets' entropy"
 
 
+def test_fitting_with_renamed_suits_sees_each_row_under_one_renaming_of_all_its_columns():
+    """``fit_suits``: every row's observation, legal mask and per-action labels are renamed by the same
+    one of the 24 renamings of the suits (a position the rules make the same), drawn per row; and a
+    fit on renamed rows moves the policy towards the search's best action."""
+    data = expert.label_hands(fresh_weights(), (16, 2), "online", OPTIONS, seed=5, hands=6)
+    obs, mask = labels.replay(data, get_rules("online"))
+    values = np.nan_to_num(data["values"].astype(np.float32))
+    o, (m, v) = fitting.renamed_suits(torch.from_numpy(obs), (torch.from_numpy(mask), torch.from_numpy(values)),
+                                      np.random.default_rng(1))
+    used = set()
+    for k in range(len(obs)):
+        fits = [r for r in RENAMINGS if np.array_equal(obs[k, observation_columns(r)], o[k].numpy())
+                and np.array_equal(mask[k, action_columns(r)], m[k].numpy())
+                and np.array_equal(values[k, action_columns(r)], v[k].numpy())]
+        assert fits, f"row {k} is no renaming of its position"
+        used.add(fits[0])
+    assert len(used) > 8, "renamings drawn per row"
+    torch.manual_seed(0)
+    net, cfg = expert.network(16, 2), ExpertConfig(tau=0.05, fit_epochs=60, fit_batch=32, fit_suits=True)
+    best = np.where(mask, values, -np.inf).argmax(1)
+
+    def agreement():
+        with torch.no_grad():
+            return np.mean(net.policy(torch.from_numpy(obs), torch.from_numpy(mask)).argmax(-1).numpy() == best)
+
+    before = agreement()
+    expert.fit(net, torch.optim.Adam(net.parameters(), lr=3e-3), cfg, obs, mask, data["values"], np.random.default_rng(0))
+    assert agreement() > before + 0.15, (before, agreement())
+
+
 def test_with_bids_none_only_card_plays_are_labelled():
     """``label_bids: none``: no bid is labelled (the network keeps its own bidding), every card play
     with a choice is."""
@@ -164,6 +195,31 @@ def test_with_bids_policy_a_bids_target_is_the_labelling_networks_own_bidding():
     with torch.no_grad():
         own = torch.softmax(net.policy(o, m), -1)
     assert torch.allclose(target, own, atol=2e-3), (target - own).abs().max()
+
+
+def test_with_from_trick_the_earlier_tricks_targets_are_the_networks_own_play_and_the_later_the_search():
+    """``from_trick: 2``: the target softmax(values / tau) of every card play of tricks 0 and 1 is
+    the labelling network's policy there; a card play of a later trick keeps the search's values
+    (the mean game points over the drawn deals, integers on one drawn deal apart from ties)."""
+    weights = fresh_weights(3)
+    opts = {**OPTIONS, "worlds": 1, "infer": 0.0, "bids": "policy", "tau": 0.1, "from_trick": 2}
+    data = expert.label_hands(weights, (16, 2), "online", opts, seed=9, hands=24)
+    obs, mask = labels.replay(data, get_rules("online"))
+    views = [seat_view(labelled_position(data, i)) for i in range(len(data["hand"]))]
+    trick = np.array([v.trick_num if v.phase else -1 for v in views])
+    early, late = trick >= 0, trick >= 2
+    early &= ~late
+    assert early.sum() >= 6 and late.sum() >= 6, (early.sum(), late.sum())
+    net = expert.network(16, 2, weights)
+    o, m = torch.from_numpy(obs[early]), torch.from_numpy(mask[early])
+    target = fitting.soft_targets(torch.from_numpy(data["values"][early].astype(np.float32)), m, 0.1)
+    with torch.no_grad():
+        own = torch.softmax(net.policy(o, m), -1)
+    assert torch.allclose(target, own, atol=2e-3), (target - own).abs().max()
+    values = data["values"][late].astype(np.float32)
+    legal = values[~np.isnan(values)]
+    assert np.all(np.abs(legal - np.round(legal * 2) / 2) < 1e-6), "one deal's game points (a tie: half)"
+    assert np.all(np.abs(legal) <= 6)
 
 
 def test_pimc_plays_one_team_of_the_labelled_matches(monkeypatch):
@@ -227,7 +283,8 @@ def test_decisions_the_labels_value_alike_leave_the_policy_alone():
 @pytest.mark.parametrize("field,value,message", [
     ("label_bids", "vote", "label_bids must be one of solver, rollout, policy, none"),
     ("label_pimc_frac", 1.5, "label_pimc_frac must be a share"),
-    ("label_pimc_worlds", 0, "label_pimc_worlds must be at least 1")])
+    ("label_pimc_worlds", 0, "label_pimc_worlds must be at least 1"),
+    ("label_from_trick", 5, "label_from_trick must be a trick from 0 to 4")])
 def test_expert_config_names_a_bad_labelling_field(field, value, message):
     with pytest.raises(ValueError, match=message):
         expert.check(ExpertConfig(**{field: value}))

@@ -17,9 +17,11 @@ Each iteration:
    double-dummy. PIMC needs no network, so a run can start from nothing. Tasks of
    ``label_per_task`` hands run on ``workers`` Ray workers (the same labels for any number).
    To fine-tune a trained network by card labels alone, ``label_bids: policy`` labels each bid
-   with the network's own bidding (:func:`own_bidding`) so that the fit leaves it where it was;
+   with the network's own bidding (:func:`own_play`) so that the fit leaves it where it was;
    ``label_pimc_frac`` puts PIMC at the table in a share of the matches
-   (``configs/master_labels.yaml``).
+   (``configs/master_labels.yaml``); ``label_from_trick`` labels the card plays of the earlier
+   tricks with the network's own play too, so that the search teaches only the last tricks
+   (``configs/endgame.yaml``).
 3. **Keep** the iteration's data in ``data/iteration_K.npz``, compactly: each hand's deal,
    dealer, muestra, score and actions, and for each labelled decision its hand, its step and
    its 24 values (NaN off the legal actions), about 60 bytes a decision. Observations are
@@ -53,7 +55,7 @@ from torch.utils.tensorboard import SummaryWriter
 
 from cuatrola_env.game import Game
 from cuatrola_env.observation import OBS_DIM, OBS_VERSION
-from cuatrola_env.rules import NUM_ACTIONS, Rules, get_rules
+from cuatrola_env.rules import NUM_ACTIONS, NUM_TRICKS, Rules, get_rules
 
 from ..base import seat_view
 from ..checkpoint import CheckpointError, save_checkpoint
@@ -62,7 +64,7 @@ from ..parallel import Runner, Stopped
 from ..pimc import PIMCAgent
 from ..search import BID_VALUATIONS, SearchAgent
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
-from .fitting import minibatch_passes, soft_targets, with_weights
+from .fitting import minibatch_passes, renamed_suits, soft_targets, with_weights
 from .labels import MAX_DECISIONS, LabelStore, copy_given_data, hand_tasks, label_in_tasks, save_data
 from .report import evaluate_policy, interval
 from .stopping import stop_signals
@@ -90,11 +92,16 @@ class ExpertConfig(RunConfig):
     label_pimc_frac: float = option(0.0, "share of matches in which one team is PIMC with label_pimc_worlds deals (its "
                                           "decisions labelled too), so that the labels cover positions PIMC's play leads to")
     label_pimc_worlds: int = option(4, "deals PIMC solves a decision, where it plays a team")
+    label_from_trick: int = option(0, "card plays of earlier tricks (counted from 0) are labelled with the labelling "
+                                      "network's own play, as label_bids: policy labels bids, so that the fit keeps "
+                                      "them and the search teaches only the later tricks")
     label_per_task: int = option(25, "hands per labelling task")
     tau: float = option(0.1, "policy target softmax(values / tau), values in game points")
     q_coef: float = option(1.0, "weight of the action-value head's Huber loss")
     fit_ties: bool = option(True, "fit the policy on decisions whose legal actions the labels all value alike too "
                                   "(a uniform target; false leaves the network's own choice there)")
+    fit_suits: bool = option(False, "rename the suits of each fitted decision at random (the rules treat them alike): "
+                                    "24 positions for each one labelled")
     fit_epochs: int = option(3, "passes over the aggregated data per iteration")
     fit_batch: int = option(512, "minibatch size")
     expert_data: str = option("", "label files of earlier runs (comma-separated data/iteration_K.npz), copied in and "
@@ -134,8 +141,9 @@ def label_hands(weights: dict, shape: tuple[int, int], rules: str, options: dict
     with more than one legal action by the search. ``options``: ``worlds``, ``bid_worlds``,
     ``candidates``, ``infer``, ``infer_play`` (below 0: ``infer``), ``temperature``, ``margin`` (a
     card's share of the card-point margin), ``bids`` (``solver``, ``rollout``, ``policy``: the
-    network's own bidding as the target, see :func:`own_bidding`, with ``tau``; ``none``: bids
-    unlabelled), ``pimc_frac`` and ``pimc_worlds`` (the share of matches in which one team, in turn
+    network's own bidding as the target, see :func:`own_play`, with ``tau``; ``none``: bids
+    unlabelled), ``from_trick`` (card plays of earlier tricks labelled with the network's own play,
+    as ``policy`` labels bids), ``pimc_frac`` and ``pimc_worlds`` (the share of matches in which one team, in turn
     the first and the second, is PIMC with that many deals). Returns the compact data (:data:`FIELDS`)."""
     torch.set_num_threads(1)
     net = network(*shape, weights)
@@ -159,7 +167,7 @@ def label_hands(weights: dict, shape: tuple[int, int], rules: str, options: dict
             legal = view.legal_actions
             if len(legal) > 1 and not (bids == "none" and view.phase == 0):
                 values = np.full(NUM_ACTIONS, np.nan, np.float32)
-                values[legal] = own_bidding(net, view, options["tau"]) if bids == "policy" and view.phase == 0 \
+                values[legal] = own_play(net, view, options["tau"]) if _kept(view, bids, options.get("from_trick", 0)) \
                     else search.solved_values(view, legal, options.get("margin", 0.0), valuation)
                 labels.append((len(records) + dealt - 1, len(view.history), values))
             by_pimc = pimc_team is not None and view.seat % 2 == pimc_team
@@ -169,14 +177,21 @@ def label_hands(weights: dict, shape: tuple[int, int], rules: str, options: dict
     return _pack(records, labels)
 
 
-#: the least log-probability a bid's label under ``label_bids: policy`` holds (times tau)
+#: the least log-probability a label of the network's own play holds (times tau)
 LEAST_LOGP = -20.0
 
 
-def own_bidding(net: PolicyValueNet, view, tau: float) -> np.ndarray:
-    """A bid's label under ``label_bids: policy``: ``tau`` times the labelling network's
-    log-probability of each legal bid (at least :data:`LEAST_LOGP`), so that the fit's target
-    ``softmax(values / tau)`` is that network's own bidding. Not a value in game points."""
+def _kept(view, bids: str, from_trick: int) -> bool:
+    """Whether a decision is labelled with the network's own play: a bid under ``label_bids: policy``,
+    a card play of a trick before ``from_trick``."""
+    return bids == "policy" if view.phase == 0 else view.trick_num < from_trick
+
+
+def own_play(net: PolicyValueNet, view, tau: float) -> np.ndarray:
+    """A decision's label where the fit must keep the network's play (a bid under ``label_bids:
+    policy``, a card play before ``label_from_trick``): ``tau`` times the labelling network's
+    log-probability of each legal action (at least :data:`LEAST_LOGP`), so that the fit's target
+    ``softmax(values / tau)`` is that network's own play. Not a value in game points."""
     logp = torch.log_softmax(_logits(net, view).double(), -1).numpy()[view.legal_actions]
     return tau * np.maximum(logp, LEAST_LOGP)
 
@@ -225,7 +240,7 @@ def label(runner: Runner, net: PolicyValueNet, cfg: ExpertConfig, iteration: int
                "infer": cfg.label_infer if trained else 0.0, "infer_play": cfg.label_infer_play if trained else 0.0,
                "temperature": cfg.label_temperature, "margin": cfg.label_margin_coef,
                "bids": "solver" if rollout else cfg.label_bids, "pimc_frac": cfg.label_pimc_frac,
-               "pimc_worlds": cfg.label_pimc_worlds, "tau": cfg.tau}
+               "pimc_worlds": cfg.label_pimc_worlds, "tau": cfg.tau, "from_trick": cfg.label_from_trick}
     split = hand_tasks(cfg.expert_hands, cfg.label_per_task, cfg.seed, iteration)
     tasks = [(weights, (cfg.hidden, cfg.layers), cfg.rules, options, seed, n) for seed, n in split]
     return label_in_tasks(runner, label_hands, tasks, [n for _, n in split], f"labelling {iteration}", stop,
@@ -246,7 +261,10 @@ def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.n
 
     def losses(idx: np.ndarray) -> dict:
         i = torch.from_numpy(idx).to(device)
-        return _losses(net, o[i], m[i], v[i], target[i], taught[i])
+        if not cfg.fit_suits:
+            return _losses(net, o[i], m[i], v[i], target[i], taught[i])
+        oi, (mi, vi, ti) = renamed_suits(o[i], (m[i], v[i], target[i]), rng)
+        return _losses(net, oi, mi, vi, ti, taught[i])
 
     stats = minibatch_passes(net, opt, train, cfg.fit_epochs, cfg.fit_batch, cfg.max_grad_norm, losses,
                              lambda x: x["policy_ce"] + cfg.q_coef * x["q_huber"], rng)
@@ -366,6 +384,8 @@ def check(cfg: ExpertConfig) -> None:
         raise ValueError(f"label_bids must be one of {', '.join(BID_VALUATIONS)}, policy, none, got {cfg.label_bids!r}")
     if not 0 <= cfg.label_pimc_frac <= 1:
         raise ValueError(f"label_pimc_frac must be a share in [0, 1], got {cfg.label_pimc_frac}")
+    if not 0 <= cfg.label_from_trick < NUM_TRICKS:
+        raise ValueError(f"label_from_trick must be a trick from 0 to {NUM_TRICKS - 1}, got {cfg.label_from_trick}")
 
 
 def check_checkpoint(ck: dict, path: str) -> None:

@@ -1,5 +1,6 @@
 """What the label-fitting algorithms share (expert iteration, the oracle): a network with fresh heads
-from another's weights, the soft policy target, and passes of minibatch steps over labelled rows."""
+from another's weights, the soft policy target, passes of minibatch steps over labelled rows, and
+rows with their suits renamed at random (:mod:`cuatrola_env.suits`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from collections.abc import Callable
 import numpy as np
 import torch
 from tqdm import tqdm
+
+from cuatrola_env.suits import RENAMINGS, action_columns, observation_columns
 
 from ..checkpoint import CheckpointError
 from ..network import PolicyValueNet
@@ -29,6 +32,21 @@ def soft_targets(values: torch.Tensor, mask: torch.Tensor, tau: float) -> torch.
     """softmax(values / tau) over the legal actions; 0 elsewhere."""
     z = torch.where(mask, torch.nan_to_num(values) / tau, torch.full_like(values, -torch.inf))
     return torch.softmax(z, -1)
+
+
+#: (24, OBS_DIM) and (24, 24) column indices of each renaming of the suits
+_OBS_RENAMED = torch.from_numpy(np.stack([observation_columns(s) for s in RENAMINGS]))
+_ACT_RENAMED = torch.from_numpy(np.stack([action_columns(s) for s in RENAMINGS]))
+
+
+def renamed_suits(obs: torch.Tensor, per_action: tuple[torch.Tensor, ...], rng: np.random.Generator
+                  ) -> tuple[torch.Tensor, tuple[torch.Tensor, ...]]:
+    """Each row's observation and its per-action rows (legal mask, labels, targets: (N, 24) each)
+    with the suits renamed, one renaming drawn at random per row: a position the rules make the
+    same, renamed."""
+    which = torch.from_numpy(rng.integers(len(RENAMINGS), size=len(obs))).to(obs.device)
+    obs_cols, act_cols = _OBS_RENAMED.to(obs.device)[which], _ACT_RENAMED.to(obs.device)[which]
+    return obs.gather(1, obs_cols), tuple(x.gather(1, act_cols) for x in per_action)
 
 
 def minibatch_passes(net: PolicyValueNet, opt, rows: np.ndarray, epochs: int, batch: int, max_grad_norm: float,
@@ -56,4 +74,4 @@ def minibatch_passes(net: PolicyValueNet, opt, rows: np.ndarray, epochs: int, ba
     return {k: x / max(steps, 1) for k, x in sums.items()}
 
 
-__all__ = ["minibatch_passes", "soft_targets", "with_weights"]
+__all__ = ["minibatch_passes", "renamed_suits", "soft_targets", "with_weights"]

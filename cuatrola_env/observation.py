@@ -189,6 +189,12 @@ def observe(s: State, rules: Rules, seats: np.ndarray | None = None) -> np.ndarr
 PERFECT_INFO_DIM = OBS_DIM + NUM_SEATS * NUM_CARDS
 
 
+def trick_number(obs: np.ndarray) -> np.ndarray:
+    """(N,) the trick in play (from 0) of each observation row (N, at least version 1's width): the
+    tricks begun, whose leaders the observation holds, less one; -1 during the bidding."""
+    return obs[:, OFFSETS["trick_leaders"]].sum(1).round().astype(np.int64) - 1
+
+
 def hidden_hands(s: State, seats: np.ndarray | None = None) -> np.ndarray:
     """(N, 80) float32 ``[rel seat, card]``: every seat's unplayed hand. Shows hidden cards:
     for critics and oracles in training only, never for a policy that plays."""

@@ -33,10 +33,11 @@ import numpy as np
 from agents.base import seat_view
 from agents.registry import make_agent
 from agents.training.expert import alike
-from agents.training.labels import hand_game, load_data
+from agents.training.labels import hand_game, load_data, replay
 from agents.training.oracle import WINDOW_FILE, held_out_deals
 from cuatrola_env.game import Game
-from cuatrola_env.rules import NUM_CARDS, NUM_SEATS, get_rules
+from cuatrola_env.observation import trick_number
+from cuatrola_env.rules import get_rules
 
 
 def position(data: dict, k: int, rules) -> Game:
@@ -67,14 +68,6 @@ def decisions(path: Path) -> tuple[np.ndarray, dict]:
     return np.flatnonzero(held_out_deals(data["deal"])[data["hand"]]), data
 
 
-def trick_of(data: dict, k: np.ndarray) -> np.ndarray:
-    """The trick (from 0) of each decision ``k`` of ``data``; -1 for a bid."""
-    actions = data["actions"][data["hand"][k]].astype(np.int64)
-    bids = (actions >= NUM_CARDS).sum(1)
-    card = data["step"][k].astype(np.int64) - bids
-    return np.where(card >= 0, card // NUM_SEATS, -1)
-
-
 def interval(x: np.ndarray) -> str:
     half = 1.96 * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("nan")
     return f"{x.mean():.3f} [{x.mean() - half:.3f}, {x.mean() + half:.3f}]"
@@ -91,7 +84,8 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     held, data = decisions(Path(args.run))
     if args.from_trick > 0:
-        held = held[trick_of(data, held) >= args.from_trick]
+        obs, _ = replay(data, get_rules(args.rules))
+        held = held[trick_number(obs[held]) >= args.from_trick]
     if not held.size:
         raise SystemExit(f"{args.run}: no decision to draw (no held-out decision, or none whose labels prefer an action)")
     picks = np.random.default_rng(args.seed).choice(held, size=min(args.positions, held.size), replace=False)

@@ -157,6 +157,11 @@ def test_fitting_with_renamed_suits_sees_each_row_under_one_renaming_of_all_its_
         assert fits, f"row {k} is no renaming of its position"
         used.add(fits[0])
     assert len(used) > 8, "renamings drawn per row"
+    rows = torch.from_numpy(np.arange(len(obs)) % 2 == 0)
+    o, (m,) = fitting.renamed_suits(torch.from_numpy(obs), (torch.from_numpy(mask),), np.random.default_rng(1), rows)
+    assert np.array_equal(o[1::2].numpy(), obs[1::2]) and np.array_equal(m[1::2].numpy(), mask[1::2]), \
+        "rows not given keep their names"
+    assert not np.array_equal(o[::2].numpy(), obs[::2])
     torch.manual_seed(0)
     net, cfg = expert.network(16, 2), ExpertConfig(tau=0.05, fit_epochs=60, fit_batch=32, fit_suits=True)
     best = np.where(mask, values, -np.inf).argmax(1)
@@ -216,6 +221,8 @@ def test_with_from_trick_the_earlier_tricks_targets_are_the_networks_own_play_an
     with torch.no_grad():
         own = torch.softmax(net.policy(o, m), -1)
     assert torch.allclose(target, own, atol=2e-3), (target - own).abs().max()
+    searched = expert.searched_rows(obs, ExpertConfig(label_from_trick=2, label_bids="policy"))
+    assert np.array_equal(searched, late), "the rows fit_suits renames are exactly those the search labelled"
     values = data["values"][late].astype(np.float32)
     legal = values[~np.isnan(values)]
     assert np.all(np.abs(legal - np.round(legal * 2) / 2) < 1e-6), "one deal's game points (a tie: half)"

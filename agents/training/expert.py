@@ -54,7 +54,7 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 
 from cuatrola_env.game import Game
-from cuatrola_env.observation import OBS_DIM, OBS_VERSION
+from cuatrola_env.observation import OBS_DIM, OBS_VERSION, OFFSETS, trick_number
 from cuatrola_env.rules import NUM_ACTIONS, NUM_TRICKS, Rules, get_rules
 
 from ..base import seat_view
@@ -100,8 +100,9 @@ class ExpertConfig(RunConfig):
     q_coef: float = option(1.0, "weight of the action-value head's Huber loss")
     fit_ties: bool = option(True, "fit the policy on decisions whose legal actions the labels all value alike too "
                                   "(a uniform target; false leaves the network's own choice there)")
-    fit_suits: bool = option(False, "rename the suits of each fitted decision at random (the rules treat them alike): "
-                                    "24 positions for each one labelled")
+    fit_suits: bool = option(False, "rename the suits of each decision the search labelled at random as it is fitted "
+                                    "(the rules treat them alike): 24 positions for each one labelled; decisions "
+                                    "labelled with the network's own play keep their names, so the fit keeps that play")
     fit_epochs: int = option(3, "passes over the aggregated data per iteration")
     fit_batch: int = option(512, "minibatch size")
     expert_data: str = option("", "label files of earlier runs (comma-separated data/iteration_K.npz), copied in and "
@@ -256,6 +257,7 @@ def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.n
     v = torch.from_numpy(np.nan_to_num(values.astype(np.float32))).to(device)
     target = soft_targets(v, m, cfg.tau)
     taught = torch.from_numpy(np.ones(len(values), bool) if cfg.fit_ties else ~alike(values, mask)).to(device)
+    searched = torch.from_numpy(searched_rows(obs, cfg)).to(device)
     order = rng.permutation(len(obs))
     held, train = order[: len(order) // 20], order[len(order) // 20 :]
 
@@ -263,7 +265,7 @@ def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.n
         i = torch.from_numpy(idx).to(device)
         if not cfg.fit_suits:
             return _losses(net, o[i], m[i], v[i], target[i], taught[i])
-        oi, (mi, vi, ti) = renamed_suits(o[i], (m[i], v[i], target[i]), rng)
+        oi, (mi, vi, ti) = renamed_suits(o[i], (m[i], v[i], target[i]), rng, searched[i])
         return _losses(net, oi, mi, vi, ti, taught[i])
 
     stats = minibatch_passes(net, opt, train, cfg.fit_epochs, cfg.fit_batch, cfg.max_grad_norm, losses,
@@ -277,6 +279,14 @@ def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.n
                                                   .float().mean())
             stats["held_out_policy_ce"] = _losses(net, o[i], m[i], v[i], target[i], taught[i])["policy_ce"].item()
     return stats
+
+
+def searched_rows(obs: np.ndarray, cfg: ExpertConfig) -> np.ndarray:
+    """(N,) whether each decision's label is the search's, not the network's own play (:func:`_kept`):
+    a card play from ``label_from_trick`` on, a bid unless ``label_bids`` is ``policy``. The trick
+    is read from the observation."""
+    card_play = obs[:, OFFSETS["phase"]][:, 1] > 0
+    return np.where(card_play, trick_number(obs) >= cfg.label_from_trick, cfg.label_bids != "policy")
 
 
 def alike(values: np.ndarray, mask: np.ndarray) -> np.ndarray:

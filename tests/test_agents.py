@@ -273,3 +273,29 @@ def test_split_agent_bids_as_one_agent_and_plays_as_the_other():
                 plays += 1
             g.step(a)
     assert bids >= 160 and plays >= 400
+
+
+def test_split_agent_hands_the_card_play_to_the_late_agent_from_its_trick_on():
+    """``late``, ``from_trick``: card plays of tricks before ``from_trick`` are the player's, later
+    ones the late agent's, on deals drawn here; a trick outside 0..5 is refused by name."""
+    split = make_agent("examples.split_agent:SplitAgent,bidder=heuristic,player=heuristic,late=random,from_trick=2",
+                       seed=3)
+    heuristic, rnd = make_agent("heuristic"), make_agent("random")
+    early = late = 0
+    for seed in range(30):
+        g = Game(seed=seed)
+        split.reset(seed)
+        rnd.reset(seed)
+        while not g.over:
+            v = seat_view(g)
+            a = split.act(v)
+            if v.phase == 1 and v.trick_num >= 2:
+                assert a == rnd.act(v)
+                late += 1
+            elif v.phase == 1:
+                assert a == heuristic.act(v)
+                early += 1
+            g.step(a)
+    assert early >= 150 and late >= 150
+    with pytest.raises(ValueError, match="from_trick must be between 0 and 5, got 7"):
+        make_agent("examples.split_agent:SplitAgent,late=random,from_trick=7")

@@ -12,6 +12,7 @@ from scenario import Scenario, cid
 
 import cuatrola_env.observation as obs_mod
 from cuatrola_env import OBS_DIM, OFFSETS, VectorCuatrola
+from cuatrola_env.game import Game
 from cuatrola_env.observation import observe
 
 DEAL_F = ["Rb Cb Ao Ae Se", "So Co Ce Sc Sb", "Rc Cc 3o 3e Re", "Ro 3c Ac 3b Ab"]
@@ -174,3 +175,21 @@ def test_absent_block_is_what_the_plays_reveal(preset):
                     assert not got & refs[i].hands[seat], "a card the seat holds is marked absent"
                     marked += len(got)
     assert marked > 500, "the random hands must reveal cards"
+
+
+@pytest.mark.parametrize("preset", ["online", "traditional"])
+def test_the_trick_read_from_an_observation_is_the_trick_in_play(preset):
+    """``trick_number``: at every decision of hands drawn here (three-player tricks when a seat sits
+    out included), the trick read from the acting seat's observation is the game's trick in play;
+    -1 while bidding."""
+    rng, seen, sitting = np.random.default_rng(5), set(), 0
+    for seed in range(60):
+        g = Game(preset, mode="hand", seed=seed)
+        while not g.over:
+            v = g.seat_view()
+            want = v.trick_num if v.phase == 1 else -1
+            assert obs_mod.trick_number(v.observation[None])[0] == want, (seed, v.history)
+            seen.add(want)
+            sitting += v.sitter >= 0 and v.phase == 1
+            g.step(int(rng.choice(g.legal_actions())))
+    assert seen == {-1, 0, 1, 2, 3, 4} and sitting > 0

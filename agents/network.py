@@ -65,6 +65,37 @@ def widen_inputs(state: dict, from_dim: int, to_dim: int = OBS_DIM) -> dict:
     return out
 
 
+#: the heads a state dict may hold, each an :func:`_mlp`
+_HEADS = ("policy_net", "value_net", "q_net", "owner_net")
+
+
+def widen_hidden(state: dict, hidden: int, noise: float = 1e-3, seed: int = 0) -> dict:
+    """The weights of a network of the same depth with ``hidden`` units a layer (at least as many
+    as now) that computes what this one does (Net2Net): each new unit copies a unit of its layer
+    drawn at random, and the next layer splits that unit's outgoing weights among its copies. With
+    ``noise`` > 0 each layer's incoming weights get that share of their spread as Gaussian noise, so
+    that the copies can learn apart; the outputs then differ by about that share."""
+    g = torch.Generator().manual_seed(seed)
+    out = dict(state)
+    for head in _HEADS:
+        layers = sorted(int(k.split(".")[1]) for k in state if k.startswith(f"{head}.") and k.endswith(".weight"))
+        src = None  # which old unit each unit of the previous layer copies
+        for i, n in enumerate(layers):
+            w, b = state[f"{head}.{n}.weight"], state[f"{head}.{n}.bias"]
+            if src is not None:  # split each old input unit's weights among its copies
+                w = w[:, src] / torch.bincount(src, minlength=len(src.unique()))[src].to(w.dtype)
+            if i < len(layers) - 1:
+                old = w.shape[0]
+                if hidden < old:
+                    raise ValueError(f"{head} has {old} units a layer; widening cannot make it {hidden}")
+                src = torch.cat([torch.arange(old), torch.randint(0, old, (hidden - old,), generator=g)])
+                w, b = w[src], b[src]
+                if noise > 0:
+                    w = w + noise * w.std() * torch.randn(w.shape, generator=g, dtype=w.dtype)
+            out[f"{head}.{n}.weight"], out[f"{head}.{n}.bias"] = w, b
+    return out
+
+
 class PolicyValueNet(nn.Module):
     """``policy(obs, mask) -> masked logits``; ``value(obs, hidden_hands) -> value`` (training only)."""
 

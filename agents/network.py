@@ -83,7 +83,7 @@ def widen_hidden(state: dict, hidden: int, noise: float = 1e-3, seed: int = 0) -
         for i, n in enumerate(layers):
             w, b = state[f"{head}.{n}.weight"], state[f"{head}.{n}.bias"]
             if src is not None:  # split each old input unit's weights among its copies
-                w = w[:, src] / torch.bincount(src, minlength=len(src.unique()))[src].to(w.dtype)
+                w = w[:, src] / torch.bincount(src)[src].to(w.dtype)
             if i < len(layers) - 1:
                 old = w.shape[0]
                 if hidden < old:

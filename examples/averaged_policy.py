@@ -13,7 +13,7 @@ The rules treat the four suits alike (trump is whichever suit the muestra names;
 is that of two cantes due in the same trick), so renaming the suits in a seat's observation and
 legal actions gives a position a perfect player plays the same way, renamed. A network is not
 exactly that symmetric: each relabelling it sees is a slightly different question. The relabelling
-is :mod:`cuatrola_env.suits`'.
+is :mod:`cuatrola_env.suits`.
 """
 
 from __future__ import annotations

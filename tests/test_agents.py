@@ -252,26 +252,33 @@ def test_partner_sighted_worlds_hold_the_partners_true_hand():
     assert varied > 30
 
 
-def test_split_agent_bids_as_one_agent_and_plays_as_the_other():
-    """examples/split_agent.py: every bid is the bidder's choice and every card the player's,
-    on deals drawn here (random bids would often differ from the heuristic's)."""
-    split = make_agent("examples.split_agent:SplitAgent,bidder=heuristic,player=random", seed=3)
-    heuristic, rnd = make_agent("heuristic"), make_agent("random")
-    bids = plays = 0
-    for seed in range(40):
+def split_agent_play(split, rnd, games: int):
+    """Each view and the split agent's action in ``games`` hands it plays in every seat, it and the
+    random agent it may hold reset to each game's seed (so that both draw alike)."""
+    for seed in range(games):
         g = Game(seed=seed)
         split.reset(seed)
         rnd.reset(seed)
         while not g.over:
             v = seat_view(g)
             a = split.act(v)
-            if v.phase == 0:
-                assert a == heuristic.act(v)
-                bids += 1
-            else:
-                assert a == rnd.act(v)  # the same seed, the same draws
-                plays += 1
+            yield v, a
             g.step(a)
+
+
+def test_split_agent_bids_as_one_agent_and_plays_as_the_other():
+    """examples/split_agent.py: every bid is the bidder's choice and every card the player's,
+    on deals drawn here (random bids would often differ from the heuristic's)."""
+    split = make_agent("examples.split_agent:SplitAgent,bidder=heuristic,player=random", seed=3)
+    heuristic, rnd = make_agent("heuristic"), make_agent("random")
+    bids = plays = 0
+    for v, a in split_agent_play(split, rnd, 40):
+        if v.phase == 0:
+            assert a == heuristic.act(v)
+            bids += 1
+        else:
+            assert a == rnd.act(v)  # the same seed, the same draws
+            plays += 1
     assert bids >= 160 and plays >= 400
 
 
@@ -282,20 +289,13 @@ def test_split_agent_hands_the_card_play_to_the_late_agent_from_its_trick_on():
                        seed=3)
     heuristic, rnd = make_agent("heuristic"), make_agent("random")
     early = late = 0
-    for seed in range(30):
-        g = Game(seed=seed)
-        split.reset(seed)
-        rnd.reset(seed)
-        while not g.over:
-            v = seat_view(g)
-            a = split.act(v)
-            if v.phase == 1 and v.trick_num >= 2:
-                assert a == rnd.act(v)
-                late += 1
-            elif v.phase == 1:
-                assert a == heuristic.act(v)
-                early += 1
-            g.step(a)
+    for v, a in split_agent_play(split, rnd, 30):
+        if v.phase == 1 and v.trick_num >= 2:
+            assert a == rnd.act(v)
+            late += 1
+        elif v.phase == 1:
+            assert a == heuristic.act(v)
+            early += 1
     assert early >= 150 and late >= 150
     with pytest.raises(ValueError, match="from_trick must be between 0 and 5, got 7"):
         make_agent("examples.split_agent:SplitAgent,late=random,from_trick=7")

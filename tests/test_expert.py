@@ -186,6 +186,16 @@ def test_with_bids_none_only_card_plays_are_labelled():
     assert len(with_bids["hand"]) > len(data["hand"]), "the same hands labelled with bids have more decisions"
 
 
+def assert_targets_are_the_networks_policy(weights: dict, obs: np.ndarray, mask: np.ndarray, values: np.ndarray):
+    """The fit's targets softmax(values / 0.1) on these rows are the policy of the network of ``weights``."""
+    net = expert.network(16, 2, weights)
+    o, m = torch.from_numpy(obs), torch.from_numpy(mask)
+    target = fitting.soft_targets(torch.from_numpy(values.astype(np.float32)), m, 0.1)
+    with torch.no_grad():
+        own = torch.softmax(net.policy(o, m), -1)
+    assert torch.allclose(target, own, atol=2e-3), (target - own).abs().max()
+
+
 def test_with_bids_policy_a_bids_target_is_the_labelling_networks_own_bidding():
     """``label_bids: policy``: the fit's target softmax(values / tau) at every labelled bid is the
     labelling network's policy there (so fitting card labels leaves its bidding where it was)."""
@@ -194,12 +204,7 @@ def test_with_bids_policy_a_bids_target_is_the_labelling_networks_own_bidding():
     obs, mask = labels.replay(data, get_rules("online"))
     bids = np.array([seat_view(labelled_position(data, i)).phase == 0 for i in range(len(data["hand"]))])
     assert bids.sum() >= 3 and (~bids).sum() >= 6
-    net = expert.network(16, 2, weights)
-    o, m = torch.from_numpy(obs[bids]), torch.from_numpy(mask[bids])
-    target = fitting.soft_targets(torch.from_numpy(data["values"][bids].astype(np.float32)), m, 0.1)
-    with torch.no_grad():
-        own = torch.softmax(net.policy(o, m), -1)
-    assert torch.allclose(target, own, atol=2e-3), (target - own).abs().max()
+    assert_targets_are_the_networks_policy(weights, obs[bids], mask[bids], data["values"][bids])
 
 
 def test_with_from_trick_the_earlier_tricks_targets_are_the_networks_own_play_and_the_later_the_search():
@@ -215,12 +220,7 @@ def test_with_from_trick_the_earlier_tricks_targets_are_the_networks_own_play_an
     early, late = trick >= 0, trick >= 2
     early &= ~late
     assert early.sum() >= 6 and late.sum() >= 6, (early.sum(), late.sum())
-    net = expert.network(16, 2, weights)
-    o, m = torch.from_numpy(obs[early]), torch.from_numpy(mask[early])
-    target = fitting.soft_targets(torch.from_numpy(data["values"][early].astype(np.float32)), m, 0.1)
-    with torch.no_grad():
-        own = torch.softmax(net.policy(o, m), -1)
-    assert torch.allclose(target, own, atol=2e-3), (target - own).abs().max()
+    assert_targets_are_the_networks_policy(weights, obs[early], mask[early], data["values"][early])
     searched = expert.searched_rows(obs, ExpertConfig(label_from_trick=2, label_bids="policy"))
     assert np.array_equal(searched, late), "the rows fit_suits renames are exactly those the search labelled"
     values = data["values"][late].astype(np.float32)

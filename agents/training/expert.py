@@ -168,7 +168,8 @@ def label_hands(weights: dict, shape: tuple[int, int], rules: str, options: dict
             legal = view.legal_actions
             if len(legal) > 1 and not (bids == "none" and view.phase == 0):
                 values = np.full(NUM_ACTIONS, np.nan, np.float32)
-                values[legal] = own_play(net, view, options["tau"]) if _kept(view, bids, options.get("from_trick", 0)) \
+                kept = own_play_kept(view.phase == 1, view.trick_num, bids, options.get("from_trick", 0))
+                values[legal] = own_play(net, view, options["tau"]) if kept \
                     else search.solved_values(view, legal, options.get("margin", 0.0), valuation)
                 labels.append((len(records) + dealt - 1, len(view.history), values))
             by_pimc = pimc_team is not None and view.seat % 2 == pimc_team
@@ -182,10 +183,10 @@ def label_hands(weights: dict, shape: tuple[int, int], rules: str, options: dict
 LEAST_LOGP = -20.0
 
 
-def _kept(view, bids: str, from_trick: int) -> bool:
-    """Whether a decision is labelled with the network's own play: a bid under ``label_bids: policy``,
-    a card play of a trick before ``from_trick``."""
-    return bids == "policy" if view.phase == 0 else view.trick_num < from_trick
+def own_play_kept(card_play, trick, bids: str, from_trick: int):
+    """Whether a decision (or each of an array of them) is labelled with the network's own play: a
+    bid under ``label_bids: policy``, a card play of a trick before ``from_trick``."""
+    return np.where(card_play, trick < from_trick, bids == "policy")
 
 
 def own_play(net: PolicyValueNet, view, tau: float) -> np.ndarray:
@@ -282,11 +283,10 @@ def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.n
 
 
 def searched_rows(obs: np.ndarray, cfg: ExpertConfig) -> np.ndarray:
-    """(N,) whether each decision's label is the search's, not the network's own play (:func:`_kept`):
-    a card play from ``label_from_trick`` on, a bid unless ``label_bids`` is ``policy``. The trick
-    is read from the observation."""
+    """(N,) whether each decision's label is the search's, not the network's own play
+    (:func:`own_play_kept`), the phase and the trick read from the observation."""
     card_play = obs[:, OFFSETS["phase"]][:, 1] > 0
-    return np.where(card_play, trick_number(obs) >= cfg.label_from_trick, cfg.label_bids != "policy")
+    return ~own_play_kept(card_play, trick_number(obs), cfg.label_bids, cfg.label_from_trick)
 
 
 def alike(values: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -99,7 +99,9 @@ def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
             "updates": int(ck.get("update", 0)),
             "config": cfg,
             "network": {"hidden": cfg.get("hidden"), "layers": cfg.get("layers"),
-                        "parameters": sum(p.numel() for p in net.policy_net.parameters())},
+                        "parameters": sum(p.numel() for head in (net.policy_net, net.late_net) if head is not None
+                                          for p in head.parameters()),
+                        "late_from_trick": net.late_trick},
         },
     }
     if check:

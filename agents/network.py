@@ -16,6 +16,13 @@ what the choice changes. With ``owners=True`` a card-location head says, for eac
 cannot place, which of the other three seats holds it (``owners(obs, mask)``: (N, 20, 3) logits),
 trained against the actual deal; neither is part of the exported policy.
 
+With ``late_from_trick=k`` the policy has a second card-play head, ``late_net``, for the tricks
+from ``k`` on (counting from 0; the trick read from the observation's trick leaders): the bids and
+the earlier tricks are ``policy_net``'s, the later card play ``late_net``'s. The two never share a
+gradient, so the late play can be taught by a search without moving the early play at all (a
+mixture of two experts gated by the trick). ``k`` is kept in the state dict (``late_from_trick``)
+and in the exported graph, so a model file says which head plays when.
+
 ``obs_dim`` is the width of the observation the network was built for (``OBS_DIM``, or that of
 an earlier version in :data:`cuatrola_env.observation.OBS_DIMS`): every head reads that many
 leading columns of the observation it is given, so a network of an earlier version plays on
@@ -27,8 +34,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from cuatrola_env.observation import OBS_DIM
-from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, NUM_SEATS
+from cuatrola_env.observation import OBS_DIM, OFFSETS
+from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, NUM_SEATS, NUM_TRICKS
 
 OTHER_SEATS = 3  #: the card-location head's classes: the next seat, the partner, the seat before
 
@@ -46,7 +53,7 @@ def _mlp(inp: int, hidden: int, out: int, layers: int = 2) -> nn.Sequential:
 
 
 #: the first layer of each head, and what its input holds after the observation
-_FIRST_LAYERS = ("policy_net.0.weight", "q_net.0.weight", "owner_net.0.weight", "value_net.0.weight")
+_FIRST_LAYERS = ("policy_net.0.weight", "late_net.0.weight", "q_net.0.weight", "owner_net.0.weight", "value_net.0.weight")
 
 
 def widen_inputs(state: dict, from_dim: int, to_dim: int = OBS_DIM) -> dict:
@@ -66,7 +73,7 @@ def widen_inputs(state: dict, from_dim: int, to_dim: int = OBS_DIM) -> dict:
 
 
 #: the heads a state dict may hold, each an :func:`_mlp`
-_HEADS = ("policy_net", "value_net", "q_net", "owner_net")
+_HEADS = ("policy_net", "late_net", "value_net", "q_net", "owner_net")
 
 
 def widen_hidden(state: dict, hidden: int, noise: float = 1e-3, seed: int = 0) -> dict:
@@ -100,8 +107,10 @@ class PolicyValueNet(nn.Module):
     """``policy(obs, mask) -> masked logits``; ``value(obs, hidden_hands) -> value`` (training only)."""
 
     def __init__(self, hidden: int = 256, layers: int = 2, q_head: bool = False, dueling: bool = False,
-                 owners: bool = False, obs_dim: int = OBS_DIM):
+                 owners: bool = False, obs_dim: int = OBS_DIM, late_from_trick: int | None = None):
         super().__init__()
+        if late_from_trick is not None and not 1 <= late_from_trick <= NUM_TRICKS - 1:
+            raise ValueError(f"late_from_trick must be a trick from 1 to {NUM_TRICKS - 1}, got {late_from_trick}")
         self.hidden, self.layers, self.dueling, self.obs_dim = hidden, layers, dueling, obs_dim
         inp = obs_dim + NUM_ACTIONS
         self.policy_net = _mlp(inp, hidden, NUM_ACTIONS, layers)
@@ -112,6 +121,16 @@ class PolicyValueNet(nn.Module):
         with torch.no_grad():  # small initial logits: a near-uniform first policy
             self.policy_net[-1].weight.mul_(0.01)
             self.policy_net[-1].bias.zero_()
+        self.late_net = None
+        if late_from_trick is not None:
+            self.late_net = _mlp(inp, hidden, NUM_ACTIONS, layers)
+            self.late_net.load_state_dict(self.policy_net.state_dict())  # it starts as the policy plays
+            self.register_buffer("late_from_trick", torch.tensor(late_from_trick, dtype=torch.int64))
+
+    @property
+    def late_trick(self) -> int | None:
+        """The trick from which ``late_net`` plays the cards (None: ``policy_net`` plays them all)."""
+        return None if self.late_net is None else int(self.late_from_trick)
 
     def _inputs(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """What the policy, action-value and card-location heads read: the observation's leading
@@ -120,7 +139,11 @@ class PolicyValueNet(nn.Module):
 
     def policy(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Logits with illegal actions at a large negative value."""
-        logits = self.policy_net(self._inputs(obs, mask))
+        x = self._inputs(obs, mask)
+        logits = self.policy_net(x)
+        if self.late_net is not None:  # the tricks begun, less one: the trick in play (-1 while bidding)
+            trick = obs[..., OFFSETS["trick_leaders"]].sum(-1, keepdim=True) - 1
+            logits = torch.where(trick >= self.late_from_trick.to(obs.dtype) - 0.5, self.late_net(x), logits)
         return torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
 
     def q(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -40,10 +40,12 @@ class TorchAgent(Agent):
 
 def network_for(state: dict, hidden: int, layers: int, obs_version: int = OBS_VERSION) -> PolicyValueNet:
     """An empty network with the heads a state dict holds (action values, dueling or not; card
-    locations), reading the observation of ``obs_version``."""
+    locations; a late card-play head), reading the observation of ``obs_version``."""
     q_out = state.get(f"q_net.{2 * layers}.bias")
+    late = state.get("late_from_trick")
     return PolicyValueNet(hidden, layers, q_head=q_out is not None, dueling=q_out is not None and len(q_out) == NUM_ACTIONS + 1,
-                          owners=any(k.startswith("owner_net.") for k in state), obs_dim=OBS_DIMS[obs_version])
+                          owners=any(k.startswith("owner_net.") for k in state), obs_dim=OBS_DIMS[obs_version],
+                          late_from_trick=None if late is None else int(late))
 
 
 def load_network(path: str):

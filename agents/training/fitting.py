@@ -41,14 +41,15 @@ _ACT_RENAMED = torch.from_numpy(np.stack([action_columns(s) for s in RENAMINGS])
 
 def renamed_suits(obs: torch.Tensor, per_action: tuple[torch.Tensor, ...], rng: np.random.Generator,
                   rows: torch.Tensor | None = None) -> tuple[torch.Tensor, tuple[torch.Tensor, ...]]:
-    """Each row's observation and its per-action rows (legal mask, labels, targets: (N, 24) each)
-    with the suits renamed, one renaming drawn at random per row (only the ``rows`` given, a bool
-    mask: the others keep their names): a position the rules make the same, renamed."""
+    """Each row's observation and its per-action rows (legal mask, labels, targets: (N, 24) each;
+    or per-card rows, (N, 20), such as the card-location targets) with the suits renamed, one renaming
+    drawn at random per row (only the ``rows`` given, a bool mask: the others keep their names): a
+    position the rules make the same, renamed."""
     which = torch.from_numpy(rng.integers(len(RENAMINGS), size=len(obs))).to(obs.device)
     if rows is not None:
         which = torch.where(rows, which, torch.zeros_like(which))  # renaming 0 is the identity
     obs_cols, act_cols = _OBS_RENAMED.to(obs.device)[which], _ACT_RENAMED.to(obs.device)[which]
-    return obs.gather(1, obs_cols), tuple(x.gather(1, act_cols) for x in per_action)
+    return obs.gather(1, obs_cols), tuple(x.gather(1, act_cols[:, : x.shape[1]]) for x in per_action)
 
 
 def minibatch_passes(net: PolicyValueNet, opt, rows: np.ndarray, epochs: int, batch: int, max_grad_norm: float,

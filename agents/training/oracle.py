@@ -52,7 +52,7 @@ from torch.utils.tensorboard import SummaryWriter
 
 from cuatrola_env.observation import OBS_VERSION
 from cuatrola_env.positions import Positions
-from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules, get_rules
+from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, NUM_TRICKS, Rules, get_rules
 from cuatrola_env.view import HandHistories, batch_views
 
 from ..belief import sample_worlds
@@ -62,7 +62,7 @@ from ..network import MASKED_LOGIT, PolicyValueNet
 from ..parallel import Runner, Stopped
 from ..pimc import PIMCAgent
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
-from .fitting import minibatch_passes, soft_targets, with_weights
+from .fitting import minibatch_passes, renamed_suits, soft_targets, with_weights
 from .labels import (
     HAND_FIELDS,
     LABEL_FIELDS,
@@ -82,6 +82,7 @@ from .stopping import stop_signals
 WINDOW_FILE = "data/window.npz"
 SELF, HEURISTIC, PAST, PIMC = 0, 1, 2, 3  #: who plays the opposing team of a game
 BID_LABELS = ("solver", "rollout")  #: how a bid may be valued
+POLICY_TARGETS = ("q", "labels")  #: what the policy may be distilled towards
 
 
 @dataclasses.dataclass
@@ -111,12 +112,23 @@ class OracleConfig(RunConfig):
                                              "(uniformly among those that fit what the seat saw) instead of the actual "
                                              "deal: values tend to PIMC's with unlimited deals (bid rollouts stay on the "
                                              "actual deal)")
+    oracle_search_worlds: int = option(0, "0: label each decision on one deal (the actual one, or as oracle_sampled_frac "
+                                          "says); N: average its values over N deals drawn by PIMC's sampler (PIMC's own "
+                                          "values; N solves a label)")
+    oracle_from_trick: int = option(0, "0: label every decision; k: only the card plays of trick k on (from 0)")
+    late_from_trick: int = option(0, "0: one policy head; k: a second card-play head for the tricks from k on (from 0), "
+                                     "started as a copy of the policy head: labels of those tricks then move only it")
+    oracle_policy_target: str = option("q", "what the policy is distilled towards: softmax(Q / tau) of its own "
+                                            "action values (q) or of the labels (labels: for labels averaged over many "
+                                            "deals, not one deal's)")
     oracle_margin_coef: float = option(0.5, "add this times the team's final card-point margin / 100 to a card's "
                                             "label (pass, solo)")
     tau: float = option(0.1, "policy target softmax(Q / tau) of the network's own action values, in game points")
     q_coef: float = option(1.0, "weight of the action-value head's Huber loss")
     owner_coef: float = option(0.5, "weight of the card-location head's cross-entropy")
     fit_epochs: int = option(1, "passes over the window per iteration")
+    fit_suits: bool = option(False, "fit each decision with its suits renamed at random (the rules treat the suits "
+                                    "alike: one label stands for 24 positions)")
     fit_batch: int = option(1024, "minibatch size")
     lr_final: float = option(5e-5, "learning rate of the last iteration, reached linearly from learning_rate "
                                    "(below 0: learning_rate throughout)")
@@ -130,13 +142,24 @@ RESUME_FIELDS = ("run_name", "config", "optimizer", "iteration", "rng", "torch_r
 
 #: fields runs from before them did without: the learning rate did not decay, no team was PIMC
 ORACLE_LATER = {**LATER_FIELDS, "lr_final": -1.0, "oracle_pimc_frac": 0.0, "oracle_pimc_worlds": 4,
-                "oracle_sampled_frac": 0.0}
+                "oracle_sampled_frac": 0.0, "oracle_search_worlds": 0, "oracle_from_trick": 0, "late_from_trick": 0,
+                "oracle_policy_target": "q", "fit_suits": False}
 
 
-def network(hidden: int, layers: int, weights: dict | None = None) -> PolicyValueNet:
+def network(hidden: int, layers: int, weights: dict | None = None, late_from_trick: int = 0) -> PolicyValueNet:
     """A network with the dueling action-value head and the card-location head, with ``weights``
-    (a state dict of tensors or arrays; a policy network's, whose missing heads start fresh)."""
-    return with_weights(PolicyValueNet(hidden, layers, dueling=True, owners=True), weights, ("q_net.", "owner_net."))
+    (a state dict of tensors or arrays; a policy network's, whose missing heads start fresh), and a
+    late card-play head from trick ``late_from_trick`` on when ``weights`` hold one or it is given
+    (not 0): one the weights lack starts as a copy of their policy head, so that it plays as they do."""
+    held = None if weights is None or "late_from_trick" not in weights else int(weights["late_from_trick"])
+    if held is not None and late_from_trick and held != late_from_trick:
+        raise CheckpointError(f"the network's late head plays from trick {held}, not late_from_trick {late_from_trick}")
+    late = held if held is not None else (late_from_trick or None)
+    net = PolicyValueNet(hidden, layers, dueling=True, owners=True, late_from_trick=late)
+    net = with_weights(net, weights, ("q_net.", "owner_net.", "late_net.", "late_from_trick"))
+    if late is not None and held is None:
+        net.late_net.load_state_dict(net.policy_net.state_dict())
+    return net
 
 
 # ----------------------------------------------------------------------------- labels on the actual deal
@@ -145,12 +168,18 @@ def oracle_values(view, world: list[int], margin_coef: float = 0.0) -> np.ndarra
     played out double-dummy on ``world`` (every seat's unplayed cards, the actual deal); NaN off the
     legal actions. A card: the position solved after it; a bid: the hand solved under the contract
     it leads to, the seats after it passing (:class:`~agents.pimc.PIMCAgent`'s valuation, one world)."""
+    return searched_values(view, [world], margin_coef)
+
+
+def searched_values(view, worlds: list[list[int]], margin_coef: float = 0.0) -> np.ndarray:
+    """(24,) :func:`oracle_values` averaged over ``worlds`` (deals, each every seat's unplayed cards):
+    over deals drawn by PIMC's sampler, PIMC's own values of the actions; NaN off the legal actions."""
     legal = view.legal_actions
     out = np.full(NUM_ACTIONS, np.nan, np.float32)
     if view.phase == 0:
-        out[legal] = PIMCAgent.bid_points(view, legal, [world])[:, 0]
+        out[legal] = PIMCAgent.bid_points(view, legal, worlds).mean(1)
     else:
-        out[legal] = PIMCAgent.card_points(view, legal, [world], margin_coef)[:, 0]
+        out[legal] = PIMCAgent.card_points(view, legal, worlds, margin_coef).mean(1)
     return out
 
 
@@ -216,15 +245,23 @@ def _label_step(pos: Positions, live: np.ndarray, bits: np.ndarray, views, net: 
                 options: dict, rng: np.random.Generator) -> list[tuple[int, np.ndarray]]:
     """(game, its 24 values) of each live game with more than one legal action: bids by rollouts
     when ``options["bids"]`` says so, the rest by the solver on the actual deal (on a deal drawn by
-    PIMC's sampler in ``options["sampled_frac"]`` of them)."""
+    PIMC's sampler in ``options["sampled_frac"]`` of them), or, when ``options["search_worlds"]`` is
+    set, averaged over that many deals drawn by PIMC's sampler. With ``options["from_trick"]`` set
+    (not 0) only the card plays from that trick on are labelled."""
+    from_trick = options.get("from_trick", 0)
     choice = np.bitwise_count(bits[live]) > 1
+    if from_trick:
+        choice &= (pos.phase[live] == 1) & (np.array([v.trick_num for v in views]) >= from_trick)
     rolled = live[choice & (pos.phase[live] == 0)] if options["bids"] == "rollout" else live[:0]
     out = list(zip(rolled.tolist(), rollout_bid_values(pos, rolled, bits, net), strict=True))
     solved = choice & ~np.isin(live, rolled)
-    hands, share = pos.hands, options.get("sampled_frac", 0.0)
+    hands, share, searched = pos.hands, options.get("sampled_frac", 0.0), options.get("search_worlds", 0)
     for k in np.flatnonzero(solved):
-        world = label_world(views[k], hands[live[k]], share, rng)
-        out.append((int(live[k]), oracle_values(views[k], world, options["margin"])))
+        if searched:
+            worlds = sample_worlds(views[k], searched, rng)
+        else:
+            worlds = [label_world(views[k], hands[live[k]], share, rng)]
+        out.append((int(live[k]), searched_values(views[k], worlds, options["margin"])))
     return out
 
 
@@ -344,8 +381,13 @@ def fit(net: PolicyValueNet, opt, cfg: OracleConfig, window: Window, rng: np.ran
     """``cfg.fit_epochs`` passes over the window's fitted decisions; the losses and held-out agreement."""
     device = next(net.parameters()).device
     train = np.flatnonzero(~window.held)
-    stats = minibatch_passes(net, opt, train, cfg.fit_epochs, cfg.fit_batch, cfg.max_grad_norm,
-                             lambda idx: _losses(net, cfg, *_batch(window, idx, device)),
+    def losses(idx: np.ndarray) -> dict:
+        o, m, v, owners = _batch(window, idx, device)
+        if cfg.fit_suits:
+            o, (m, v, owners) = renamed_suits(o, (m, v, owners), rng)
+        return _losses(net, cfg, o, m, v, owners)
+
+    stats = minibatch_passes(net, opt, train, cfg.fit_epochs, cfg.fit_batch, cfg.max_grad_norm, losses,
                              lambda x: x["policy_ce"] + cfg.q_coef * x["q_huber"] + cfg.owner_coef * x["owner_ce"], rng)
     held = np.flatnonzero(window.held)
     if held.size:
@@ -360,7 +402,7 @@ def _batch(w: Window, idx: np.ndarray, device) -> tuple[torch.Tensor, ...]:
 
 def _losses(net: PolicyValueNet, cfg: OracleConfig, o, m, v, owners) -> dict[str, torch.Tensor]:
     q = net.q(o, m)
-    target = soft_targets(q.detach(), m, cfg.tau)
+    target = soft_targets(v if cfg.oracle_policy_target == "labels" else q.detach(), m, cfg.tau)
     logp = torch.log_softmax(net.policy(o, m), -1)
     ce = -(target * torch.where(m, logp, torch.zeros_like(logp))).sum(-1).mean()
     owner_logits = net.owners(o, m).reshape(-1, 3)
@@ -393,7 +435,8 @@ def play_options(cfg: OracleConfig) -> dict:
     """The ``options`` of :func:`play_and_label` that ``cfg`` sets."""
     return {"temperature": cfg.oracle_temperature, "heuristic_frac": cfg.oracle_heuristic_frac,
             "pimc_frac": cfg.oracle_pimc_frac, "pimc_worlds": cfg.oracle_pimc_worlds, "past_frac": cfg.oracle_past_frac,
-            "margin": cfg.oracle_margin_coef, "bids": cfg.oracle_bids, "sampled_frac": cfg.oracle_sampled_frac}
+            "margin": cfg.oracle_margin_coef, "bids": cfg.oracle_bids, "sampled_frac": cfg.oracle_sampled_frac,
+            "search_worlds": cfg.oracle_search_worlds, "from_trick": cfg.oracle_from_trick}
 
 
 def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConfig, iteration: int,
@@ -508,6 +551,13 @@ def check(cfg: OracleConfig) -> None:
         raise ValueError(f"oracle_pimc_worlds must be at least 1, got {cfg.oracle_pimc_worlds}")
     if cfg.oracle_bids not in BID_LABELS:
         raise ValueError(f"oracle_bids must be one of {', '.join(BID_LABELS)}, got {cfg.oracle_bids!r}")
+    if cfg.oracle_search_worlds < 0:
+        raise ValueError(f"oracle_search_worlds must be 0 (one deal) or a number of deals, got {cfg.oracle_search_worlds}")
+    for name in ("oracle_from_trick", "late_from_trick"):
+        if not 0 <= getattr(cfg, name) <= NUM_TRICKS - 1:
+            raise ValueError(f"{name} must be 0 (off) or a trick from 1 to {NUM_TRICKS - 1}, got {getattr(cfg, name)}")
+    if cfg.oracle_policy_target not in POLICY_TARGETS:
+        raise ValueError(f"oracle_policy_target must be one of {', '.join(POLICY_TARGETS)}, got {cfg.oracle_policy_target!r}")
     if cfg.tau <= 0 or cfg.oracle_temperature < 0:
         raise ValueError(f"tau must be positive and oracle_temperature at least 0, got {cfg.tau} and {cfg.oracle_temperature}")
 
@@ -524,7 +574,7 @@ def start(cfg: OracleConfig, resume: str | None, ck: dict | None, init: dict | N
           rng: np.random.Generator) -> int:
     """Play, label, fit (:func:`run`), the learner on its device; until ``oracle_iterations``, or Ctrl-C / SIGTERM."""
     rules = get_rules(cfg.rules)
-    net = network(cfg.hidden, cfg.layers, init).to(learner_device(cfg.device))
+    net = network(cfg.hidden, cfg.layers, init, cfg.late_from_trick).to(learner_device(cfg.device))
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     if ck:
         iteration, window, pool, labels = restore(ck, resume, run_dir, net, opt, rng, rules)

@@ -32,7 +32,9 @@ from .search import SearchAgent, SearchOptions
 
 class PolicyPlayer(Agent):
     """A player at ``level`` from the ONNX model at ``path`` (the default: the shipped model of
-    each rules preset), or from ``policies`` already loaded (the first is the default). ``worlds``,
+    each rules preset, and at level ``expert`` each preset's expert model where one is shipped:
+    :data:`agents.models.EXPERT_MODELS`), or from ``policies`` already loaded (the first is the
+    default; ``expert_policies`` for level ``expert``, by default the same). ``worlds``,
     ``candidates`` and ``infer_play`` set master's search; each one not given is that of the
     rules preset the searched policy was trained under (:func:`agents.policy.master_search`)."""
 
@@ -40,20 +42,28 @@ class PolicyPlayer(Agent):
 
     def __init__(self, seed=None, path: str = str(ONNX_MODEL), level: str = "expert",
                  policies: list[OnnxPolicy] | None = None, worlds: int | None = None, candidates: int | None = None,
-                 infer_play: float | None = None):
+                 infer_play: float | None = None, expert_policies: list[OnnxPolicy] | None = None):
         super().__init__(seed)
         check_level(level)
         given = {"worlds": worlds, "candidates": candidates, "infer_play": infer_play}
         self.search_options = {k: v for k, v in given.items() if v is not None}  #: master's settings given here
         SearchOptions(**{**MASTER_SEARCH, **self.search_options})  # a bad value is refused now, naming it
         self.policies = list(policies) if policies is not None else load_policies(path)
+        if expert_policies is None:
+            expert_policies = self.policies if policies is not None else load_policies(path, expert=True)
+        self.expert_policies = list(expert_policies)
         self.level = level
         self._searches: dict[int, SearchAgent] = {}
 
     @property
     def policy(self) -> OnnxPolicy:
-        """The default policy (whose card a bot reports)."""
-        return self.policies[0]
+        """The default policy of this level (whose card a bot reports)."""
+        return self.level_policies[0]
+
+    @property
+    def level_policies(self) -> list[OnnxPolicy]:
+        """The policies this level plays (``expert``: :attr:`expert_policies`) or searches over."""
+        return self.expert_policies if self.level == "expert" else self.policies
 
     @property
     def at_search_level(self) -> bool:
@@ -62,7 +72,8 @@ class PolicyPlayer(Agent):
 
     def with_level(self, level: str, seed=None) -> PolicyPlayer:
         """The same policies (loaded once) at another level, with its own seed."""
-        return PolicyPlayer(seed, level=level, policies=self.policies, **self.search_options)
+        return PolicyPlayer(seed, level=level, policies=self.policies, expert_policies=self.expert_policies,
+                            **self.search_options)
 
     def reset(self, seed=None) -> None:
         super().reset(seed)
@@ -80,7 +91,7 @@ class PolicyPlayer(Agent):
     def probabilities(self, view: SeatView) -> np.ndarray:
         """(24,) the probabilities the player draws its action for ``view`` from (zero off the legal
         actions; at a search level, one on the action the search chose)."""
-        policy = policy_for(self.policies, view.rules)
+        policy = policy_for(self.level_policies, view.rules)
         if self.at_search_level:
             p = np.zeros(NUM_ACTIONS)
             p[self.search(policy).act(view)] = 1.0
@@ -102,7 +113,7 @@ class PolicyPlayer(Agent):
             return [self.act(v) for v in views]
         obs = np.stack([v.observation for v in views])
         mask = np.stack([v.legal_mask for v in views])
-        policy = policy_for(self.policies, views[0].rules)  # every view of a batch is of one game's rules
+        policy = policy_for(self.level_policies, views[0].rules)  # every view of a batch is of one game's rules
         return sample_actions(policy.probabilities(obs, mask, self.level), self.rng).tolist()
 
 

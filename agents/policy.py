@@ -24,7 +24,7 @@ from cuatrola_env.files import loads_bounded
 from cuatrola_env.observation import OBS_DIM, OBS_DIMS, OBS_VERSION
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules, get_rules
 
-from .models import ONNX_MODEL, PRESET_MODELS
+from .models import EXPERT_MODELS, ONNX_MODEL, PRESET_MODELS
 from .onnx_scan import MalformedModel, external_tensors
 
 
@@ -246,12 +246,15 @@ def policy_for(policies: list[OnnxPolicy], rules) -> OnnxPolicy:
     return max(policies, key=lambda p: sum(getattr(p.rules, f) == getattr(rules, f) for f in PLAY_OPTIONS))
 
 
-def load_policies(path: str | Path = ONNX_MODEL, threads: int = 1) -> list[OnnxPolicy]:
+def load_policies(path: str | Path = ONNX_MODEL, threads: int = 1, expert: bool = False) -> list[OnnxPolicy]:
     """The model at ``path``; for the shipped default, every shipped preset's model, the default first
-    (each checked as :meth:`OnnxPolicy.load` checks it)."""
+    (each checked as :meth:`OnnxPolicy.load` checks it). With ``expert``, level ``expert``'s: for the
+    shipped default each preset's :data:`~agents.models.EXPERT_MODELS` file where it is shipped (that
+    preset's model where not); any other model serves every level."""
     if Path(path).resolve() != ONNX_MODEL.resolve():
         return [OnnxPolicy.load(path, threads)]
-    return [OnnxPolicy.load(p, threads) for p in PRESET_MODELS.values() if p == ONNX_MODEL or p.is_file()]
+    shipped = [(k, p) for k, p in PRESET_MODELS.items() if p == ONNX_MODEL or p.is_file()]
+    return [OnnxPolicy.load(EXPERT_MODELS[k] if expert and EXPERT_MODELS[k].is_file() else p, threads) for k, p in shipped]
 
 
 def check_level(level: str) -> None:

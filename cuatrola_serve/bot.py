@@ -279,7 +279,8 @@ class Bot:
         checked before anything plays (:meth:`agents.policy.OnnxPolicy.load`; :class:`ModelError` names
         what does not fit). ``search``: ``worlds``, ``candidates`` and ``infer_play`` of level master's
         search (default: those of each model's rules preset, :func:`agents.policy.master_search`)."""
-        return cls(PolicyPlayer(seed, level=level, policies=load_policies(path, threads), **search))
+        return cls(PolicyPlayer(seed, level=level, policies=load_policies(path, threads),
+                                expert_policies=load_policies(path, threads, expert=True), **search))
 
     @property
     def level(self) -> str:

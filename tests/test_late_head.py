@@ -12,10 +12,12 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("numba")
 pytest.importorskip("tensorboard")
 
+from agents import policy  # noqa: E402
 from agents import training as train  # noqa: E402
 from agents.belief import sample_worlds  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
 from agents.network import PolicyValueNet  # noqa: E402
+from agents.player import PolicyPlayer  # noqa: E402
 from agents.torch_agent import load_network  # noqa: E402
 from agents.training import oracle  # noqa: E402
 from agents.training.fitting import renamed_suits  # noqa: E402
@@ -122,7 +124,7 @@ def test_renaming_the_suits_renames_per_card_rows_as_the_cards_of_per_action_row
     assert not torch.equal(m1, mask)
 
 
-def test_a_late_run_moves_only_the_late_head_and_its_export_plays_with_the_gate(tmp_path):
+def test_a_late_run_moves_only_the_late_head_and_its_export_plays_with_the_gate(tmp_path, monkeypatch):
     pytest.importorskip("onnxruntime")
     from agents.export import export
     from cuatrola_serve.bot import Bot
@@ -142,6 +144,15 @@ def test_a_late_run_moves_only_the_late_head_and_its_export_plays_with_the_gate(
     assert card["training"]["network"]["late_from_trick"] == 1 and card["parity"]["same_actions"]
     bot = Bot.load(tmp_path / "m.onnx", level="expert")
     assert bot.act({"seat": 1, "dealer": 0, "muestra": 13, "hand": [0, 4, 9, 17, 19]}) in range(20, 24)
+    # level expert plays a preset's expert model where one is shipped, every other level the preset's model
+    monkeypatch.setitem(policy.EXPERT_MODELS, "online", tmp_path / "m.onnx")
+    monkeypatch.setitem(policy.EXPERT_MODELS, "traditional", tmp_path / "absent.onnx")
+    expert = PolicyPlayer(seed=0, level="expert")
+    assert expert.policy.card["sha256"] == card["sha256"]
+    assert expert.expert_policies[1].card["sha256"] == expert.policies[1].card["sha256"]  # none shipped: the preset's
+    for level in ("master", "strong"):
+        assert expert.with_level(level).policy.card["sha256"] == expert.policies[0].card["sha256"] != card["sha256"]
+    assert Bot.load(level="expert").card["sha256"] == card["sha256"]
 
 
 @pytest.mark.parametrize(("flag", "value", "message"), [

@@ -6,9 +6,11 @@ PyTorch checkpoint it was exported from (``README.md`` beside them is the model 
 'cuatrola.onnx'
 
 They are the default of every ``--model`` and ``path`` option, so an installed package serves
-and plays with no checkout. A model trained under each rules preset is shipped (``cuatrola`` under
-``online``, ``cuatrola_traditional`` under ``traditional``); with the default model the bot plays
-each game with the one trained under its rules (:func:`agents.policy.policy_for`).
+and plays with no checkout. A model trained under each rules preset is shipped (``cuatrola``
+under ``online``, ``cuatrola_traditional`` under ``traditional``); with the default model the bot
+plays each game with the one trained under its rules (:func:`agents.policy.policy_for`). Level
+``expert`` (the network alone, greedy) plays each preset's ``*_expert`` model where one is
+shipped (:data:`EXPERT_MODELS`).
 """
 
 from __future__ import annotations
@@ -29,4 +31,10 @@ TRADITIONAL_TORCH_MODEL = _HERE / "cuatrola_traditional.pt"
 #: the shipped models by the rules preset each was trained under (the online one is the default)
 PRESET_MODELS = {"online": ONNX_MODEL, "traditional": TRADITIONAL_ONNX_MODEL}
 
-__all__ = ["ONNX_MODEL", "PRESET_MODELS", "TORCH_MODEL", "TRADITIONAL_ONNX_MODEL", "TRADITIONAL_TORCH_MODEL"]
+#: level ``expert``'s models by preset: each preset's model with a late card-play head taught by PIMC
+#: (the bids and the first trick are that model's own); every other level plays or searches over
+#: :data:`PRESET_MODELS`
+EXPERT_MODELS = {"online": _HERE / "cuatrola_expert.onnx", "traditional": _HERE / "cuatrola_traditional_expert.onnx"}
+
+__all__ = ["EXPERT_MODELS", "ONNX_MODEL", "PRESET_MODELS", "TORCH_MODEL", "TRADITIONAL_ONNX_MODEL",
+           "TRADITIONAL_TORCH_MODEL"]

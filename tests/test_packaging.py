@@ -31,7 +31,9 @@ def test_the_wheel_carries_the_model_and_the_page(wheel):
     names = set(wheel.namelist())
     for data in ("agents/models/cuatrola.onnx", "agents/models/cuatrola.json", "agents/models/cuatrola.pt",
                  "agents/models/cuatrola_traditional.onnx", "agents/models/cuatrola_traditional.json",
-                 "agents/models/cuatrola_traditional.pt", "cuatrola_serve/static/index.html"):
+                 "agents/models/cuatrola_traditional.pt", "agents/models/cuatrola_expert.onnx",
+                 "agents/models/cuatrola_expert.json", "agents/models/cuatrola_traditional_expert.onnx",
+                 "agents/models/cuatrola_traditional_expert.json", "cuatrola_serve/static/index.html"):
         assert data in names, f"{data} is not in the wheel"
     assert wheel.read("agents/models/cuatrola.onnx") == (ROOT / "agents/models/cuatrola.onnx").read_bytes()
 

@@ -95,6 +95,21 @@ def test_searched_values_are_the_mean_of_each_deals_values():
     assert np.isnan(np.delete(got, view.legal_actions)).all()
 
 
+def test_a_blended_label_is_the_actual_deals_values_at_their_weight_and_the_drawn_deals_mean_for_the_rest():
+    """``oracle_actual_weight``: each label mixes the actual deal's solved values into PIMC's mean."""
+    g = Game("traditional", seed=5)
+    for _ in range(4):
+        g.step(20)  # every seat passes: card play
+    g.step(g.legal_actions()[0])
+    view, actual = g.seat_view(), list(g.hands)
+    drawn = sample_worlds(view, 4, np.random.default_rng(1))
+    mean, truth = oracle.searched_values(view, drawn), oracle.oracle_values(view, actual)
+    got = oracle.blended_values(view, drawn, np.array(actual), 0.25)
+    assert np.allclose(got[view.legal_actions], 0.25 * truth[view.legal_actions] + 0.75 * mean[view.legal_actions])
+    assert np.isnan(np.delete(got, view.legal_actions)).all()
+    assert np.array_equal(oracle.blended_values(view, drawn, np.array(actual), 0.0), mean, equal_nan=True)
+
+
 @pytest.mark.parametrize("preset", ["online", "traditional"])
 def test_from_a_trick_on_exactly_the_card_plays_of_that_trick_and_later_are_labelled(preset):
     """With ``from_trick`` 2, no bid and no card play of the first two tricks carries a label, and
@@ -159,6 +174,7 @@ def test_a_late_run_moves_only_the_late_head_and_its_export_plays_with_the_gate(
     ("--late-from-trick", "5", "late_from_trick must be 0 (off) or a trick from 1 to 4, got 5"),
     ("--oracle-from-trick", "-1", "oracle_from_trick must be 0 (off) or a trick from 1 to 4, got -1"),
     ("--oracle-search-worlds", "-2", "oracle_search_worlds must be 0 (one deal) or a number of deals, got -2"),
+    ("--oracle-actual-weight", "0.5", "oracle_actual_weight blends the actual deal into labels over drawn deals"),
     ("--oracle-policy-target", "votes", "oracle_policy_target must be one of q, labels, got 'votes'"),
 ])
 def test_the_late_options_refuse_what_no_run_can_start_with(flag, value, message, capsys):

@@ -115,6 +115,9 @@ class OracleConfig(RunConfig):
     oracle_search_worlds: int = option(0, "0: label each decision on one deal (the actual one, or as oracle_sampled_frac "
                                           "says); N: average its values over N deals drawn by PIMC's sampler (PIMC's own "
                                           "values; N solves a label)")
+    oracle_actual_weight: float = option(0.0, "with oracle_search_worlds: the actual deal's share of each label, the "
+                                              "drawn deals' mean having the rest (the actual deal carries what the "
+                                              "bids and plays say of the hidden cards, which PIMC's uniform draw ignores)")
     oracle_from_trick: int = option(0, "0: label every decision; k: only the card plays of trick k on (from 0)")
     late_from_trick: int = option(0, "0: one policy head; k: a second card-play head for the tricks from k on (from 0), "
                                      "started as a copy of the policy head: labels of those tricks then move only it")
@@ -142,7 +145,8 @@ RESUME_FIELDS = ("run_name", "config", "optimizer", "iteration", "rng", "torch_r
 
 #: fields runs from before them did without: the learning rate did not decay, no team was PIMC
 ORACLE_LATER = {**LATER_FIELDS, "lr_final": -1.0, "oracle_pimc_frac": 0.0, "oracle_pimc_worlds": 4,
-                "oracle_sampled_frac": 0.0, "oracle_search_worlds": 0, "oracle_from_trick": 0, "late_from_trick": 0,
+                "oracle_sampled_frac": 0.0, "oracle_search_worlds": 0, "oracle_actual_weight": 0.0,
+                "oracle_from_trick": 0, "late_from_trick": 0,
                 "oracle_policy_target": "q", "fit_suits": False}
 
 
@@ -246,7 +250,8 @@ def _label_step(pos: Positions, live: np.ndarray, bits: np.ndarray, views, net: 
     """(game, its 24 values) of each live game with more than one legal action: bids by rollouts
     when ``options["bids"]`` says so, the rest by the solver on the actual deal (on a deal drawn by
     PIMC's sampler in ``options["sampled_frac"]`` of them), or, when ``options["search_worlds"]`` is
-    set, averaged over that many deals drawn by PIMC's sampler. With ``options["from_trick"]`` set
+    set, averaged over that many deals drawn by PIMC's sampler (blended with the actual deal's values
+    by ``options["actual_weight"]``, :func:`blended_values`). With ``options["from_trick"]`` set
     (not 0) only the card plays from that trick on are labelled."""
     from_trick = options.get("from_trick", 0)
     choice = np.bitwise_count(bits[live]) > 1
@@ -256,13 +261,26 @@ def _label_step(pos: Positions, live: np.ndarray, bits: np.ndarray, views, net: 
     out = list(zip(rolled.tolist(), rollout_bid_values(pos, rolled, bits, net), strict=True))
     solved = choice & ~np.isin(live, rolled)
     hands, share, searched = pos.hands, options.get("sampled_frac", 0.0), options.get("search_worlds", 0)
+    actual_weight = options.get("actual_weight", 0.0)
     for k in np.flatnonzero(solved):
         if searched:
-            worlds = sample_worlds(views[k], searched, rng)
+            drawn = sample_worlds(views[k], searched, rng)
+            values = blended_values(views[k], drawn, hands[live[k]], actual_weight, options["margin"])
         else:
-            worlds = [label_world(views[k], hands[live[k]], share, rng)]
-        out.append((int(live[k]), searched_values(views[k], worlds, options["margin"])))
+            values = searched_values(views[k], [label_world(views[k], hands[live[k]], share, rng)], options["margin"])
+        out.append((int(live[k]), values))
     return out
+
+
+def blended_values(view, drawn: list[list[int]], actual: np.ndarray, actual_weight: float,
+                   margin_coef: float = 0.0) -> np.ndarray:
+    """(24,) ``actual_weight`` times the actual deal's values (``actual``: every seat's unplayed
+    cards) plus the rest times the mean over the ``drawn`` deals (:func:`searched_values`); the drawn
+    deals' mean alone at weight 0, with no solve of the actual deal."""
+    values = searched_values(view, drawn, margin_coef)
+    if actual_weight <= 0:
+        return values
+    return actual_weight * oracle_values(view, [int(h) for h in actual], margin_coef) + (1 - actual_weight) * values
 
 
 def label_world(view, actual: np.ndarray, sampled_frac: float, rng: np.random.Generator) -> list[int]:
@@ -436,7 +454,8 @@ def play_options(cfg: OracleConfig) -> dict:
     return {"temperature": cfg.oracle_temperature, "heuristic_frac": cfg.oracle_heuristic_frac,
             "pimc_frac": cfg.oracle_pimc_frac, "pimc_worlds": cfg.oracle_pimc_worlds, "past_frac": cfg.oracle_past_frac,
             "margin": cfg.oracle_margin_coef, "bids": cfg.oracle_bids, "sampled_frac": cfg.oracle_sampled_frac,
-            "search_worlds": cfg.oracle_search_worlds, "from_trick": cfg.oracle_from_trick}
+            "search_worlds": cfg.oracle_search_worlds, "actual_weight": cfg.oracle_actual_weight,
+            "from_trick": cfg.oracle_from_trick}
 
 
 def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConfig, iteration: int,
@@ -551,6 +570,11 @@ def check(cfg: OracleConfig) -> None:
         raise ValueError(f"oracle_pimc_worlds must be at least 1, got {cfg.oracle_pimc_worlds}")
     if cfg.oracle_bids not in BID_LABELS:
         raise ValueError(f"oracle_bids must be one of {', '.join(BID_LABELS)}, got {cfg.oracle_bids!r}")
+    if not 0 <= cfg.oracle_actual_weight <= 1:
+        raise ValueError(f"oracle_actual_weight must be a share between 0 and 1, got {cfg.oracle_actual_weight}")
+    if cfg.oracle_actual_weight and not cfg.oracle_search_worlds:
+        raise ValueError("oracle_actual_weight blends the actual deal into labels over drawn deals: it needs "
+                         "oracle_search_worlds (without it every label is the actual deal's already)")
     if cfg.oracle_search_worlds < 0:
         raise ValueError(f"oracle_search_worlds must be 0 (one deal) or a number of deals, got {cfg.oracle_search_worlds}")
     for name in ("oracle_from_trick", "late_from_trick"):

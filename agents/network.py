@@ -103,14 +103,56 @@ def widen_hidden(state: dict, hidden: int, noise: float = 1e-3, seed: int = 0) -
     return out
 
 
+def _prefixed(state: dict, prefix: str, strip: str = "") -> dict:
+    """``state``'s keys with ``strip`` taken off their front and ``prefix`` + "." put there."""
+    return {(f"{prefix}." if prefix else "") + k.removeprefix(strip): v for k, v in state.items()}
+
+
+def merged_late_heads(states: list[dict]) -> dict:
+    """The weights of one network whose late card-play head computes the mean of the late heads'
+    logits in ``states`` (networks equal in every other weight: the same bids and early play),
+    exactly: the heads side by side (the first layer's units stacked, each later hidden layer
+    block-diagonal) and the output layer averaging them. Its late head has all their units (two
+    heads of 256 a layer: 512). An ensemble of students of the same teacher in one graph."""
+    if len(states) < 2:
+        raise ValueError(f"merging late heads needs at least two networks, got {len(states)}")
+    late = [k for k in states[0] if k.startswith("late_net.")]
+    if not late:
+        raise ValueError("the first network has no late card-play head (late_from_trick) to merge")
+    for i, state in enumerate(states[1:], 2):
+        if set(state) != set(states[0]):
+            raise ValueError(f"network {i} has other parts than the first: {sorted(set(state) ^ set(states[0]))[:3]}")
+        differ = next((k for k in state if not k.startswith("late_net.") and not torch.equal(state[k], states[0][k])), None)
+        if differ is not None:
+            raise ValueError(f"network {i} differs from the first outside the late head ({differ}): only networks "
+                             "with the same bids and early play can share one graph")
+    layers = sorted(int(k.split(".")[1]) for k in late if k.endswith(".weight"))
+    out = dict(states[0])
+    for i, n in enumerate(layers):
+        ws, bs = [s[f"late_net.{n}.weight"] for s in states], [s[f"late_net.{n}.bias"] for s in states]
+        if i == 0:
+            w, b = torch.cat(ws, 0), torch.cat(bs)
+        elif i < len(layers) - 1:
+            w, b = torch.block_diag(*ws), torch.cat(bs)
+        else:
+            w, b = torch.cat(ws, 1) / len(states), torch.stack(bs).mean(0)
+        out[f"late_net.{n}.weight"], out[f"late_net.{n}.bias"] = w, b
+    return out
+
+
 class PolicyValueNet(nn.Module):
     """``policy(obs, mask) -> masked logits``; ``value(obs, hidden_hands) -> value`` (training only)."""
 
     def __init__(self, hidden: int = 256, layers: int = 2, q_head: bool = False, dueling: bool = False,
-                 owners: bool = False, obs_dim: int = OBS_DIM, late_from_trick: int | None = None):
+                 owners: bool = False, obs_dim: int = OBS_DIM, late_from_trick: int | None = None,
+                 late_hidden: int | None = None):
         super().__init__()
         if late_from_trick is not None and not 1 <= late_from_trick <= NUM_TRICKS - 1:
             raise ValueError(f"late_from_trick must be a trick from 1 to {NUM_TRICKS - 1}, got {late_from_trick}")
+        late_hidden = hidden if late_hidden is None else late_hidden
+        if late_hidden < hidden:
+            raise ValueError(f"late_hidden must be at least hidden ({hidden}): the late head starts as a copy of "
+                             f"the policy head, got {late_hidden}")
         self.hidden, self.layers, self.dueling, self.obs_dim = hidden, layers, dueling, obs_dim
         inp = obs_dim + NUM_ACTIONS
         self.policy_net = _mlp(inp, hidden, NUM_ACTIONS, layers)
@@ -122,9 +164,10 @@ class PolicyValueNet(nn.Module):
             self.policy_net[-1].weight.mul_(0.01)
             self.policy_net[-1].bias.zero_()
         self.late_net = None
-        if late_from_trick is not None:
-            self.late_net = _mlp(inp, hidden, NUM_ACTIONS, layers)
-            self.late_net.load_state_dict(self.policy_net.state_dict())  # it starts as the policy plays
+        if late_from_trick is not None:  # it starts as the policy plays (widened if it has more units)
+            self.late_net = _mlp(inp, late_hidden, NUM_ACTIONS, layers)
+            start = widen_hidden(_prefixed(self.policy_net.state_dict(), "late_net"), late_hidden, noise=0.0)
+            self.late_net.load_state_dict(_prefixed(start, "", strip="late_net."))
             self.register_buffer("late_from_trick", torch.tensor(late_from_trick, dtype=torch.int64))
 
     @property

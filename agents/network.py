@@ -109,11 +109,12 @@ def _prefixed(state: dict, prefix: str, strip: str = "") -> dict:
 
 
 def merged_late_heads(states: list[dict]) -> dict:
-    """The weights of one network whose late card-play head computes the mean of the late heads'
-    logits in ``states`` (networks equal in every other weight: the same bids and early play),
-    exactly: the heads side by side (the first layer's units stacked, each later hidden layer
-    block-diagonal) and the output layer averaging them. Its late head has all their units (two
-    heads of 256 a layer: 512). An ensemble of students of the same teacher in one graph."""
+    """The weights of one network whose late card-play head computes exactly the mean of the late
+    heads' logits in ``states``: the heads side by side (the first layer's units stacked, each later
+    hidden layer block-diagonal) and the output layer averaging them, so two heads of 256 units a
+    layer make one of 512. The networks must share their policy head (the same bids and early play);
+    the heads play does not use (action values, card locations, the critic) are the first one's.
+    An ensemble of students of the same teacher in one graph."""
     if len(states) < 2:
         raise ValueError(f"merging late heads needs at least two networks, got {len(states)}")
     late = [k for k in states[0] if k.startswith("late_net.")]
@@ -122,10 +123,11 @@ def merged_late_heads(states: list[dict]) -> dict:
     for i, state in enumerate(states[1:], 2):
         if set(state) != set(states[0]):
             raise ValueError(f"network {i} has other parts than the first: {sorted(set(state) ^ set(states[0]))[:3]}")
-        differ = next((k for k in state if not k.startswith("late_net.") and not torch.equal(state[k], states[0][k])), None)
+        differ = next((k for k in state if k.startswith("policy_net.") or k == "late_from_trick"
+                       if not torch.equal(state[k], states[0][k])), None)
         if differ is not None:
-            raise ValueError(f"network {i} differs from the first outside the late head ({differ}): only networks "
-                             "with the same bids and early play can share one graph")
+            raise ValueError(f"network {i} plays the bids or early tricks otherwise than the first ({differ}): only "
+                             "networks with the same policy head and late trick can share one graph")
     layers = sorted(int(k.split(".")[1]) for k in late if k.endswith(".weight"))
     out = dict(states[0])
     for i, n in enumerate(layers):

@@ -7,13 +7,14 @@ agree on. The merged head is exact, not a refit: the heads side by side, their o
 so two heads of 256 units a layer make one of 512 (``late_hidden``), well within level ``expert``'s
 time per decision::
 
-    python examples/merge_late_heads.py runs/A/checkpoint.pt runs/B/checkpoint.pt --out merged.pt
+    python -m examples.merge_late_heads runs/A/checkpoint.pt runs/B/checkpoint.pt --out merged.pt
     python -m agents.export merged.pt --out merged.onnx
     python evaluate.py bot:level=expert,path=merged.onnx pimc:worlds=32 --deals 2000 --matches 0
 
-The networks must be equal outside their late heads (runs started with ``--init`` from the same
-network whose early play they keep, such as ``configs/late_more.yaml``'s); the first one's
-checkpoint fields (its run's config, rules, observation version) go with the merged network.
+The networks must share their policy head, the bids and early play (runs started with ``--init``
+from the same network, whose early play they keep, such as ``configs/late_more.yaml``'s); the first
+one's other heads and checkpoint fields (its run's config, rules, observation version) go with the
+merged network.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from scenario import cid
 from agents import make_agent, parse_spec, seat_view
 from agents.belief import Inconsistent, consistent, constraints, sample_world_array, sample_worlds
 from cuatrola_env.game import Game
+from examples.late_prior import LatePrior, log_softmax
 
 
 def test_specs():
@@ -299,3 +300,29 @@ def test_split_agent_hands_the_card_play_to_the_late_agent_from_its_trick_on():
     assert early >= 150 and late >= 150
     with pytest.raises(ValueError, match="from_trick must be between 0 and 5, got 7"):
         make_agent("examples.split_agent:SplitAgent,late=random,from_trick=7")
+
+
+def test_late_prior_bids_as_its_model_and_breaks_only_near_ties_of_its_card_plays():
+    """examples/late_prior.py: at beta 0 it plays exactly as level expert's model; at a small beta
+    its bids stay the model's and some card plays change, only where the model's two best logits are
+    near (the model's lead below beta times the prior's preference the other way), on deals drawn here."""
+    plain, bot = LatePrior(beta=0.0), make_agent("bot:level=expert")
+    tilted = LatePrior(beta=0.2)
+    rng, changed, bids = np.random.default_rng(5), 0, 0
+    for seed in range(40):
+        g = Game(seed=seed)
+        while not g.over:
+            v = seat_view(g)
+            a = tilted.act(v)
+            assert plain.act(v) == bot.act(v)
+            if v.phase == 0:
+                assert a == bot.act(v)
+                bids += 1
+            elif a != bot.act(v):
+                changed += 1
+                obs, mask = v.observation[None], v.legal_mask[None]
+                logits, prior = tilted.late.logits(obs, mask)[0], log_softmax(tilted.prior.logits(obs, mask)[0], v.legal_mask)
+                first = bot.act(v)  # the model's own choice gave way: its lead is below the prior's tilt
+                assert 0 <= logits[first] - logits[a] <= 0.2 * (prior[a] - prior[first]) + 1e-6
+            g.step(int(rng.choice(v.legal_actions)))
+    assert bids >= 100 and changed > 0

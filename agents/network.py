@@ -103,11 +103,6 @@ def widen_hidden(state: dict, hidden: int, noise: float = 1e-3, seed: int = 0) -
     return out
 
 
-def _prefixed(state: dict, prefix: str, strip: str = "") -> dict:
-    """``state``'s keys with ``strip`` taken off their front and ``prefix`` + "." put there."""
-    return {(f"{prefix}." if prefix else "") + k.removeprefix(strip): v for k, v in state.items()}
-
-
 def merged_late_heads(states: list[dict]) -> dict:
     """The weights of one network whose late card-play head computes exactly the mean of the late
     heads' logits in ``states``: the heads side by side (the first layer's units stacked, each later
@@ -168,8 +163,9 @@ class PolicyValueNet(nn.Module):
         self.late_net = None
         if late_from_trick is not None:  # it starts as the policy plays (widened if it has more units)
             self.late_net = _mlp(inp, late_hidden, NUM_ACTIONS, layers)
-            start = widen_hidden(_prefixed(self.policy_net.state_dict(), "late_net"), late_hidden, noise=0.0)
-            self.late_net.load_state_dict(_prefixed(start, "", strip="late_net."))
+            policy = {f"policy_net.{k}": v for k, v in self.policy_net.state_dict().items()}
+            start = widen_hidden(policy, late_hidden, noise=0.0)
+            self.late_net.load_state_dict({k.removeprefix("policy_net."): v for k, v in start.items()})
             self.register_buffer("late_from_trick", torch.tensor(late_from_trick, dtype=torch.int64))
 
     @property

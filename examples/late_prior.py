@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, SeatView
-from agents.policy import ONNX_MODEL, OnnxPolicy
+from agents.policy import ONNX_MODEL, OnnxPolicy, masked_softmax
 from cuatrola_env.engine import BIDDING
 
 
@@ -45,6 +45,6 @@ class LatePrior(Agent):
 
 def log_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """Log-probabilities over the ``legal`` actions (0 elsewhere)."""
-    z = np.where(legal, logits.astype(np.float64), -np.inf)
-    z = z - z.max()
-    return np.where(legal, z - np.log(np.exp(z).sum()), 0.0)
+    p = masked_softmax(logits[None].astype(np.float64), legal[None], 1.0)[0]
+    with np.errstate(divide="ignore"):
+        return np.where(legal, np.log(p), 0.0)

@@ -37,12 +37,12 @@ def test_the_merged_late_head_is_the_mean_of_the_members_logits_and_the_early_pl
     merged.load_state_dict(merged_late_heads([n.state_dict() for n in nets]))
     o, m = drawn_positions()
     with torch.no_grad():
-        mean = torch.stack([n.policy(o, m) for n in nets]).mean(0)
+        each = torch.stack([n.policy(o, m) for n in nets])
         got = merged.policy(o, m)
-        early = torch.equal(nets[0].policy(o, m), nets[1].policy(o, m))  # rows the policy head plays
-        same = (nets[0].policy(o, m) == nets[1].policy(o, m)).all(-1)
-    assert not early and same.any() and (~same).any()  # both kinds of position are there
-    assert torch.allclose(got[same], nets[0].policy(o, m)[same])  # bids and the first trick: unchanged
+    same = (each[0] == each[1]).all(-1)  # rows the shared policy head plays
+    assert same.any() and (~same).any()  # both kinds of position are there
+    assert torch.allclose(got[same], each[0][same])  # bids and the first trick: unchanged
+    mean = each.mean(0)
     assert torch.allclose(got[m], mean[m], atol=1e-5)  # every legal action's logit is the members' mean
 
 

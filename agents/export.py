@@ -99,9 +99,10 @@ def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
             "updates": int(ck.get("update", 0)),
             "config": cfg,
             "network": {"hidden": cfg.get("hidden"), "layers": cfg.get("layers"),
-                        "parameters": sum(p.numel() for head in (net.policy_net, net.late_net) if head is not None
+                        "parameters": sum(p.numel() for head in (net.policy_net, net.early_net, net.late_net)
+                                          if head is not None
                                           for p in head.parameters()),
-                        "late_from_trick": net.late_trick},
+                        "early_head": net.early_net is not None, "late_from_trick": net.late_trick},
         },
     }
     if check:

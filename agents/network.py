@@ -21,7 +21,10 @@ from ``k`` on (counting from 0; the trick read from the observation's trick lead
 the earlier tricks are ``policy_net``'s, the later card play ``late_net``'s. The two never share a
 gradient, so the late play can be taught by a search without moving the early play at all (a
 mixture of two experts gated by the trick). ``k`` is kept in the state dict (``late_from_trick``)
-and in the exported graph, so a model file says which head plays when.
+and in the exported graph, so a model file says which head plays when. With ``early_head=True`` a
+third head, ``early_net``, plays the card plays before the late head's trick (all of them without a
+late head), so that ``policy_net`` only bids: the first tricks can then be taught without moving the
+bids. A state dict holds ``early_net.*`` only when it has one.
 
 ``obs_dim`` is the width of the observation the network was built for (``OBS_DIM``, or that of
 an earlier version in :data:`cuatrola_env.observation.OBS_DIMS`): every head reads that many
@@ -142,7 +145,7 @@ class PolicyValueNet(nn.Module):
 
     def __init__(self, hidden: int = 256, layers: int = 2, q_head: bool = False, dueling: bool = False,
                  owners: bool = False, obs_dim: int = OBS_DIM, late_from_trick: int | None = None,
-                 late_hidden: int | None = None):
+                 late_hidden: int | None = None, early_head: bool = False):
         super().__init__()
         if late_from_trick is not None and not 1 <= late_from_trick <= NUM_TRICKS - 1:
             raise ValueError(f"late_from_trick must be a trick from 1 to {NUM_TRICKS - 1}, got {late_from_trick}")
@@ -167,6 +170,10 @@ class PolicyValueNet(nn.Module):
             start = widen_hidden(policy, late_hidden, noise=0.0)
             self.late_net.load_state_dict({k.removeprefix("policy_net."): v for k, v in start.items()})
             self.register_buffer("late_from_trick", torch.tensor(late_from_trick, dtype=torch.int64))
+        self.early_net = None
+        if early_head:  # it starts as the policy plays the cards
+            self.early_net = _mlp(inp, hidden, NUM_ACTIONS, layers)
+            self.early_net.load_state_dict(self.policy_net.state_dict())
 
     @property
     def late_trick(self) -> int | None:
@@ -182,8 +189,10 @@ class PolicyValueNet(nn.Module):
         """Logits with illegal actions at a large negative value."""
         x = self._inputs(obs, mask)
         logits = self.policy_net(x)
-        if self.late_net is not None:  # the tricks begun, less one: the trick in play (-1 while bidding)
-            trick = obs[..., OFFSETS["trick_leaders"]].sum(-1, keepdim=True) - 1
+        trick = obs[..., OFFSETS["trick_leaders"]].sum(-1, keepdim=True) - 1  # the trick in play (-1 while bidding)
+        if self.early_net is not None:
+            logits = torch.where(trick >= -0.5, self.early_net(x), logits)
+        if self.late_net is not None:
             logits = torch.where(trick >= self.late_from_trick.to(obs.dtype) - 0.5, self.late_net(x), logits)
         return torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
 

@@ -40,13 +40,14 @@ class TorchAgent(Agent):
 
 def network_for(state: dict, hidden: int, layers: int, obs_version: int = OBS_VERSION) -> PolicyValueNet:
     """An empty network with the heads a state dict holds (action values, dueling or not; card
-    locations; a late card-play head), reading the observation of ``obs_version``."""
+    locations; an early and a late card-play head), reading the observation of ``obs_version``."""
     q_out = state.get(f"q_net.{2 * layers}.bias")
     late, late_layer = state.get("late_from_trick"), state.get("late_net.0.weight")
     return PolicyValueNet(hidden, layers, q_head=q_out is not None, dueling=q_out is not None and len(q_out) == NUM_ACTIONS + 1,
                           owners=any(k.startswith("owner_net.") for k in state), obs_dim=OBS_DIMS[obs_version],
                           late_from_trick=None if late is None else int(late),
-                          late_hidden=None if late_layer is None else int(late_layer.shape[0]))
+                          late_hidden=None if late_layer is None else int(late_layer.shape[0]),
+                          early_head="early_net.0.weight" in state)
 
 
 def load_network(path: str):

@@ -9,6 +9,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from cuatrola_env.vector import VectorCuatrola
+
 
 def draw_deals(rng: np.random.Generator, n: int):
     """n random deals drawn here, independently of the engine: hands (n, 4, 5), dealer, muestra."""
@@ -17,6 +19,31 @@ def draw_deals(rng: np.random.Generator, n: int):
     dealer = rng.integers(0, 4, size=n)
     muestra = hands[np.arange(n), dealer, rng.integers(0, 5, size=n)]
     return hands, dealer, muestra
+
+
+#: a tiny oracle run's arguments: seconds of playing, labelling and fitting on one worker
+TINY_ORACLE = ["--algorithm", "oracle", "--oracle-hands", "30", "--oracle-per-task", "15", "--hidden", "16",
+               "--eval-every", "0", "--fit-batch", "32", "--oracle-past-frac", "0", "--workers", "1", "--then", ""]
+
+
+def tiny_oracle_checkpoint(main, run_dir, *args: str):
+    """The checkpoint of a tiny oracle run (:data:`TINY_ORACLE` and ``args``, through ``main``, the
+    command's entry point) in ``run_dir``."""
+    assert main([*TINY_ORACLE, *args, "--run-dir", str(run_dir)]) == 0
+    return next(run_dir.iterdir()) / "checkpoint.pt"
+
+
+def random_decisions(preset: str, n: int = 64, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and legal masks of every decision of ``n`` hands played at random."""
+    env = VectorCuatrola(num_envs=n, rules=preset, seed=seed)
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    for _ in range(40):
+        obs.append(env.observe())
+        masks.append(env.action_mask.copy())
+        env.step((rng.random(env.action_mask.shape) * env.action_mask).argmax(1))
+    keep = np.concatenate(masks).any(1)
+    return np.concatenate(obs)[keep], np.concatenate(masks)[keep]
 
 
 def pick_actions(mask: np.ndarray, rng: np.random.Generator, pass_bias: float = 0.75) -> np.ndarray:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import random_decisions, tiny_oracle_checkpoint
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("numba")
@@ -25,25 +26,14 @@ from agents.training.labels import hand_game, replay_decisions  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.observation import trick_number  # noqa: E402
 from cuatrola_env.rules import get_rules  # noqa: E402
-from cuatrola_env.vector import VectorCuatrola  # noqa: E402
 
 OPTIONS = {"temperature": 1.0, "heuristic_frac": 0.0, "pimc_frac": 0.0, "pimc_worlds": 4, "past_frac": 0.0, "margin": 0.0,
            "bids": "solver"}
-TINY = ["--algorithm", "oracle", "--oracle-hands", "30", "--oracle-per-task", "15", "--hidden", "16",
-        "--eval-every", "0", "--fit-batch", "32", "--oracle-past-frac", "0", "--workers", "1", "--then", ""]
 
 
 def decisions(preset: str, n: int = 64, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """Observations and legal masks of every decision of ``n`` hands played at random."""
-    env = VectorCuatrola(num_envs=n, rules=preset, seed=seed)
-    rng = np.random.default_rng(seed)
-    obs, masks = [], []
-    for _ in range(40):
-        obs.append(env.observe())
-        masks.append(env.action_mask.copy())
-        env.step((rng.random(env.action_mask.shape) * env.action_mask).argmax(1))
-    keep = np.concatenate(masks).any(1)
-    return torch.from_numpy(np.concatenate(obs)[keep]), torch.from_numpy(np.concatenate(masks)[keep])
+    obs, masks = random_decisions(preset, n, seed)
+    return torch.from_numpy(obs), torch.from_numpy(masks)
 
 
 @pytest.mark.parametrize("preset", ["online", "traditional"])
@@ -144,12 +134,10 @@ def test_a_late_run_moves_only_the_late_head_and_its_export_plays_with_the_gate(
     from agents.export import export
     from cuatrola_serve.bot import Bot
 
-    assert train.main([*TINY, "--oracle-iterations", "1", "--run-dir", str(tmp_path / "base")]) == 0
-    base = next((tmp_path / "base").iterdir()) / "checkpoint.pt"
-    late = ["--init", str(base), "--late-from-trick", "1", "--oracle-from-trick", "1", "--oracle-search-worlds", "2",
-            "--oracle-policy-target", "labels", "--fit-suits", "true", "--oracle-iterations", "2"]
-    assert train.main([*TINY, *late, "--run-dir", str(tmp_path / "late")]) == 0
-    run = next((tmp_path / "late").iterdir()) / "checkpoint.pt"
+    base = tiny_oracle_checkpoint(train.main, tmp_path / "base", "--oracle-iterations", "1")
+    run = tiny_oracle_checkpoint(train.main, tmp_path / "late", "--init", str(base), "--late-from-trick", "1",
+                                 "--oracle-from-trick", "1", "--oracle-search-worlds", "2", "--oracle-policy-target",
+                                 "labels", "--fit-suits", "true", "--oracle-iterations", "2")
     before, after = read_checkpoint(str(base))["model"], read_checkpoint(str(run))["model"]
     heads = [k for k in before if k.startswith("policy_net.")]
     assert all(torch.equal(before[k], after[k]) for k in heads)

@@ -61,6 +61,9 @@ from ..heuristic import HeuristicAgent
 from ..network import MASKED_LOGIT, PolicyValueNet
 from ..parallel import Runner, Stopped
 from ..pimc import PIMCAgent
+from ..player import PolicyPlayer
+from ..policy import policy_for
+from ..search import SearchAgent
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
 from .fitting import minibatch_passes, renamed_suits, soft_targets, with_weights
 from .labels import (
@@ -81,7 +84,7 @@ from .stopping import stop_signals
 
 WINDOW_FILE = "data/window.npz"
 SELF, HEURISTIC, PAST, PIMC = 0, 1, 2, 3  #: who plays the opposing team of a game
-BID_LABELS = ("solver", "rollout")  #: how a bid may be valued
+BID_LABELS = ("solver", "rollout", "none")  #: how a bid may be valued (none: bids are not labelled)
 POLICY_TARGETS = ("q", "labels")  #: what the policy may be distilled towards
 
 
@@ -107,7 +110,8 @@ class OracleConfig(RunConfig):
     oracle_pimc_worlds: int = option(4, "deals PIMC solves a decision, where it plays a team")
     oracle_pool: int = option(5, "past networks kept (one added every iteration)")
     oracle_bids: str = option("rollout", "value a bid by solving the actual deal under the contract it leads to (solver) "
-                                        "or by the network playing the actual deal out in every seat (rollout)")
+                                        "or by the network playing the actual deal out in every seat (rollout); "
+                                        "none: bids are not labelled")
     oracle_sampled_frac: float = option(0.0, "share of decisions labelled on a deal drawn as PIMC draws its deals "
                                              "(uniformly among those that fit what the seat saw) instead of the actual "
                                              "deal: values tend to PIMC's with unlimited deals (bid rollouts stay on the "
@@ -119,8 +123,15 @@ class OracleConfig(RunConfig):
                                               "drawn deals' mean having the rest (the actual deal carries what the "
                                               "bids and plays say of the hidden cards, which PIMC's uniform draw ignores)")
     oracle_from_trick: int = option(0, "0: label every decision; k: only the card plays of trick k on (from 0)")
+    oracle_to_trick: int = option(NUM_TRICKS, "label only the card plays of the tricks before this one (5: all of them)")
+    oracle_master_tricks: int = option(0, "label the card plays of the first N tricks by level master's search (PIMC "
+                                          "over deals drawn from many candidates as the shipped model reads the bids "
+                                          "and plays; about three times PIMC(32)'s cost) instead of as the rest")
     late_from_trick: int = option(0, "0: one policy head; k: a second card-play head for the tricks from k on (from 0), "
                                      "started as a copy of the policy head: labels of those tricks then move only it")
+    early_head: bool = option(False, "a card-play head for the tricks before late_from_trick (all tricks without one), "
+                                     "started as a copy of the policy head, which then only bids: with oracle_bids "
+                                     "none the labels leave the bids as they are")
     oracle_policy_target: str = option("q", "what the policy is distilled towards: softmax(Q / tau) of its own "
                                             "action values (q) or of the labels (labels: for labels averaged over many "
                                             "deals, not one deal's)")
@@ -146,23 +157,29 @@ RESUME_FIELDS = ("run_name", "config", "optimizer", "iteration", "rng", "torch_r
 #: fields runs from before them did without: the learning rate did not decay, no team was PIMC
 ORACLE_LATER = {**LATER_FIELDS, "lr_final": -1.0, "oracle_pimc_frac": 0.0, "oracle_pimc_worlds": 4,
                 "oracle_sampled_frac": 0.0, "oracle_search_worlds": 0, "oracle_actual_weight": 0.0,
-                "oracle_from_trick": 0, "late_from_trick": 0,
+                "oracle_from_trick": 0, "late_from_trick": 0, "early_head": False, "oracle_master_tricks": 0,
+                "oracle_to_trick": NUM_TRICKS,
                 "oracle_policy_target": "q", "fit_suits": False}
 
 
-def network(hidden: int, layers: int, weights: dict | None = None, late_from_trick: int = 0) -> PolicyValueNet:
+def network(hidden: int, layers: int, weights: dict | None = None, late_from_trick: int = 0,
+            early_head: bool = False) -> PolicyValueNet:
     """A network with the dueling action-value head and the card-location head, with ``weights``
-    (a state dict of tensors or arrays; a policy network's, whose missing heads start fresh), and a
+    (a state dict of tensors or arrays; a policy network's, whose missing heads start fresh), a
     late card-play head from trick ``late_from_trick`` on when ``weights`` hold one or it is given
-    (not 0): one the weights lack starts as a copy of their policy head, so that it plays as they do."""
+    (not 0), and an early card-play head when they hold one or ``early_head`` asks: a head the
+    weights lack starts as a copy of their policy head, so that it plays as they do."""
     held = None if weights is None or "late_from_trick" not in weights else int(weights["late_from_trick"])
     if held is not None and late_from_trick and held != late_from_trick:
         raise CheckpointError(f"the network's late head plays from trick {held}, not late_from_trick {late_from_trick}")
     late = held if held is not None else (late_from_trick or None)
-    net = PolicyValueNet(hidden, layers, dueling=True, owners=True, late_from_trick=late)
-    net = with_weights(net, weights, ("q_net.", "owner_net.", "late_net.", "late_from_trick"))
-    if late is not None and held is None:
-        net.late_net.load_state_dict(net.policy_net.state_dict())
+    held_early = weights is not None and "early_net.0.weight" in weights
+    net = PolicyValueNet(hidden, layers, dueling=True, owners=True, late_from_trick=late,
+                         early_head=early_head or held_early)
+    net = with_weights(net, weights, ("q_net.", "owner_net.", "late_net.", "late_from_trick", "early_net."))
+    for head, held_it in ((net.late_net, held is not None), (net.early_net, held_early)):
+        if head is not None and not held_it:
+            head.load_state_dict(net.policy_net.state_dict())
     return net
 
 
@@ -184,6 +201,21 @@ def searched_values(view, worlds: list[list[int]], margin_coef: float = 0.0) -> 
         out[legal] = PIMCAgent.bid_points(view, legal, worlds).mean(1)
     else:
         out[legal] = PIMCAgent.card_points(view, legal, worlds, margin_coef).mean(1)
+    return out
+
+
+def master_search_of(rules: Rules, seed: int) -> SearchAgent:
+    """Level ``master``'s search over the shipped model of ``rules``'s preset (the teacher of
+    ``oracle_master_tricks``)."""
+    player = PolicyPlayer(seed, level="master")
+    return player.search(policy_for(player.policies, rules))
+
+
+def master_values(view, search: SearchAgent, margin_coef: float = 0.0) -> np.ndarray:
+    """(24,) the legal actions' values by ``search`` (:meth:`SearchAgent.solved_values`: PIMC over the
+    deals it draws as the bids and plays make likely); NaN off the legal actions."""
+    out = np.full(NUM_ACTIONS, np.nan, np.float32)
+    out[view.legal_actions] = search.solved_values(view, view.legal_actions, margin_coef)
     return out
 
 
@@ -229,6 +261,8 @@ def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rul
     pos = Positions.random(hands, rules_set, int(rng.integers(2**63)), score=_match_scores(hands, rules_set, rng))
     deal, labels, history = pos.hands.copy(), [], HandHistories(hands)  # history: PIMC's sampler reads it
     rivals = {HEURISTIC: HeuristicAgent(), PIMC: PIMCAgent(seed, options["pimc_worlds"])}
+    if options.get("master_tricks", 0):
+        options = {**options, "master": master_search_of(rules_set, seed)}
     for t in range(MAX_DECISIONS):
         live = np.flatnonzero(~pos.done)
         if not live.size:
@@ -251,19 +285,27 @@ def _label_step(pos: Positions, live: np.ndarray, bits: np.ndarray, views, net: 
     when ``options["bids"]`` says so, the rest by the solver on the actual deal (on a deal drawn by
     PIMC's sampler in ``options["sampled_frac"]`` of them), or, when ``options["search_worlds"]`` is
     set, averaged over that many deals drawn by PIMC's sampler (blended with the actual deal's values
-    by ``options["actual_weight"]``, :func:`blended_values`). With ``options["from_trick"]`` set
-    (not 0) only the card plays from that trick on are labelled."""
-    from_trick = options.get("from_trick", 0)
+    by ``options["actual_weight"]``, :func:`blended_values`); the card plays of the first
+    ``options["master_tricks"]`` tricks by ``options["master"]``'s search (:func:`master_values`).
+    With ``options["from_trick"]`` set (not 0) only the card plays from that trick on are labelled,
+    with ``options["to_trick"]`` only those before it; with ``options["bids"]`` ``none`` no bid is."""
+    from_trick, to_trick = options.get("from_trick", 0), options.get("to_trick", NUM_TRICKS)
     choice = np.bitwise_count(bits[live]) > 1
+    trick = np.array([v.trick_num for v in views])
     if from_trick:
-        choice &= (pos.phase[live] == 1) & (np.array([v.trick_num for v in views]) >= from_trick)
+        choice &= (pos.phase[live] == 1) & (trick >= from_trick)
+    choice &= (pos.phase[live] == 0) | (trick < to_trick)
+    if options["bids"] == "none":
+        choice &= pos.phase[live] == 1
     rolled = live[choice & (pos.phase[live] == 0)] if options["bids"] == "rollout" else live[:0]
     out = list(zip(rolled.tolist(), rollout_bid_values(pos, rolled, bits, net), strict=True))
     solved = choice & ~np.isin(live, rolled)
     hands, share, searched = pos.hands, options.get("sampled_frac", 0.0), options.get("search_worlds", 0)
-    actual_weight = options.get("actual_weight", 0.0)
+    actual_weight, master_tricks = options.get("actual_weight", 0.0), options.get("master_tricks", 0)
     for k in np.flatnonzero(solved):
-        if searched:
+        if views[k].phase == 1 and views[k].trick_num < master_tricks:
+            values = master_values(views[k], options["master"], options["margin"])
+        elif searched:
             drawn = sample_worlds(views[k], searched, rng)
             values = blended_values(views[k], drawn, hands[live[k]], actual_weight, options["margin"])
         else:
@@ -455,7 +497,8 @@ def play_options(cfg: OracleConfig) -> dict:
             "pimc_frac": cfg.oracle_pimc_frac, "pimc_worlds": cfg.oracle_pimc_worlds, "past_frac": cfg.oracle_past_frac,
             "margin": cfg.oracle_margin_coef, "bids": cfg.oracle_bids, "sampled_frac": cfg.oracle_sampled_frac,
             "search_worlds": cfg.oracle_search_worlds, "actual_weight": cfg.oracle_actual_weight,
-            "from_trick": cfg.oracle_from_trick}
+            "from_trick": cfg.oracle_from_trick, "master_tricks": cfg.oracle_master_tricks,
+            "to_trick": cfg.oracle_to_trick}
 
 
 def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConfig, iteration: int,
@@ -577,9 +620,12 @@ def check(cfg: OracleConfig) -> None:
                          "oracle_search_worlds (without it every label is the actual deal's already)")
     if cfg.oracle_search_worlds < 0:
         raise ValueError(f"oracle_search_worlds must be 0 (one deal) or a number of deals, got {cfg.oracle_search_worlds}")
-    for name in ("oracle_from_trick", "late_from_trick"):
+    for name in ("oracle_from_trick", "late_from_trick", "oracle_master_tricks"):
         if not 0 <= getattr(cfg, name) <= NUM_TRICKS - 1:
             raise ValueError(f"{name} must be 0 (off) or a trick from 1 to {NUM_TRICKS - 1}, got {getattr(cfg, name)}")
+    if not cfg.oracle_from_trick < cfg.oracle_to_trick <= NUM_TRICKS:
+        raise ValueError(f"oracle_to_trick must be a trick after oracle_from_trick, up to {NUM_TRICKS} (all), "
+                         f"got {cfg.oracle_to_trick}")
     if cfg.oracle_policy_target not in POLICY_TARGETS:
         raise ValueError(f"oracle_policy_target must be one of {', '.join(POLICY_TARGETS)}, got {cfg.oracle_policy_target!r}")
     if cfg.tau <= 0 or cfg.oracle_temperature < 0:
@@ -598,7 +644,7 @@ def start(cfg: OracleConfig, resume: str | None, ck: dict | None, init: dict | N
           rng: np.random.Generator) -> int:
     """Play, label, fit (:func:`run`), the learner on its device; until ``oracle_iterations``, or Ctrl-C / SIGTERM."""
     rules = get_rules(cfg.rules)
-    net = network(cfg.hidden, cfg.layers, init, cfg.late_from_trick).to(learner_device(cfg.device))
+    net = network(cfg.hidden, cfg.layers, init, cfg.late_from_trick, cfg.early_head).to(learner_device(cfg.device))
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     if ck:
         iteration, window, pool, labels = restore(ck, resume, run_dir, net, opt, rng, rules)

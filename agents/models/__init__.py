@@ -32,7 +32,8 @@ TRADITIONAL_TORCH_MODEL = _HERE / "cuatrola_traditional.pt"
 PRESET_MODELS = {"online": ONNX_MODEL, "traditional": TRADITIONAL_ONNX_MODEL}
 
 #: level ``expert``'s models by preset: each preset's model with a late card-play head taught by PIMC
-#: (the bids and the first trick are that model's own); every other level plays or searches over
+#: (online, also an early head for the first trick taught by level master; the bids are that model's
+#: own, and under ``traditional`` the first trick too); every other level plays or searches over
 #: :data:`PRESET_MODELS`
 EXPERT_MODELS = {"online": _HERE / "cuatrola_expert.onnx", "traditional": _HERE / "cuatrola_traditional_expert.onnx"}
 

@@ -189,11 +189,12 @@ class PolicyValueNet(nn.Module):
         """Logits with illegal actions at a large negative value."""
         x = self._inputs(obs, mask)
         logits = self.policy_net(x)
-        trick = obs[..., OFFSETS["trick_leaders"]].sum(-1, keepdim=True) - 1  # the trick in play (-1 while bidding)
-        if self.early_net is not None:
-            logits = torch.where(trick >= -0.5, self.early_net(x), logits)
-        if self.late_net is not None:
-            logits = torch.where(trick >= self.late_from_trick.to(obs.dtype) - 0.5, self.late_net(x), logits)
+        if self.early_net is not None or self.late_net is not None:  # a plain network reads no trick
+            trick = obs[..., OFFSETS["trick_leaders"]].sum(-1, keepdim=True) - 1  # the trick in play (-1 while bidding)
+            if self.early_net is not None:
+                logits = torch.where(trick >= -0.5, self.early_net(x), logits)
+            if self.late_net is not None:
+                logits = torch.where(trick >= self.late_from_trick.to(obs.dtype) - 0.5, self.late_net(x), logits)
         return torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
 
     def q(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -56,7 +56,8 @@ def _mlp(inp: int, hidden: int, out: int, layers: int = 2) -> nn.Sequential:
 
 
 #: the first layer of each head, and what its input holds after the observation
-_FIRST_LAYERS = ("policy_net.0.weight", "late_net.0.weight", "q_net.0.weight", "owner_net.0.weight", "value_net.0.weight")
+_FIRST_LAYERS = ("policy_net.0.weight", "early_net.0.weight", "late_net.0.weight",
+                  "q_net.0.weight", "owner_net.0.weight", "value_net.0.weight")
 
 
 def widen_inputs(state: dict, from_dim: int, to_dim: int = OBS_DIM) -> dict:
@@ -76,7 +77,7 @@ def widen_inputs(state: dict, from_dim: int, to_dim: int = OBS_DIM) -> dict:
 
 
 #: the heads a state dict may hold, each an :func:`_mlp`
-_HEADS = ("policy_net", "late_net", "value_net", "q_net", "owner_net")
+_HEADS = ("policy_net", "early_net", "late_net", "value_net", "q_net", "owner_net")
 
 
 def widen_hidden(state: dict, hidden: int, noise: float = 1e-3, seed: int = 0) -> dict:

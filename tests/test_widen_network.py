@@ -31,10 +31,11 @@ def drawn_positions(n_games: int = 12) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.from_numpy(np.stack(obs)), torch.from_numpy(np.stack(masks))
 
 
-def test_a_widened_network_computes_what_the_original_does_in_every_head():
+@pytest.mark.parametrize("heads", [{}, {"late_from_trick": 2, "early_head": True}], ids=["one card-play head", "early and late"])
+def test_a_widened_network_computes_what_the_original_does_in_every_head(heads):
     torch.manual_seed(0)
-    narrow = PolicyValueNet(32, 3, dueling=True, owners=True)
-    wide = PolicyValueNet(80, 3, dueling=True, owners=True)
+    narrow = PolicyValueNet(32, 3, dueling=True, owners=True, **heads)
+    wide = PolicyValueNet(80, 3, dueling=True, owners=True, **heads)
     wide.load_state_dict(widen_hidden(narrow.state_dict(), 80, noise=0.0))
     o, m = drawn_positions()
     hands = torch.rand(len(o), 80)

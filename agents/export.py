@@ -102,7 +102,8 @@ def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
                         "parameters": sum(p.numel() for head in (net.policy_net, net.early_net, net.late_net)
                                           if head is not None
                                           for p in head.parameters()),
-                        "early_head": net.early_net is not None, "late_from_trick": net.late_trick},
+                        "early_head": net.early_net is not None, "late_from_trick": net.late_trick,
+                        "late_head": None if net.late_net is None else [m.out_features for m in net.late_net[:-1:2]]},
         },
     }
     if check:

@@ -20,7 +20,9 @@ With ``late_from_trick=k`` the policy has a second card-play head, ``late_net``,
 from ``k`` on (counting from 0; the trick read from the observation's trick leaders): the bids and
 the earlier tricks are ``policy_net``'s, the later card play ``late_net``'s. The two never share a
 gradient, so the late play can be taught by a search without moving the early play at all (a
-mixture of two experts gated by the trick). ``k`` is kept in the state dict (``late_from_trick``)
+mixture of two experts gated by the trick). ``late_hidden`` and ``late_layers`` give it its own size
+(a late head of another depth than the policy head's starts fresh, to be fitted to stored labels:
+:mod:`agents.training.refit`). ``k`` is kept in the state dict (``late_from_trick``)
 and in the exported graph, so a model file says which head plays when. With ``early_head=True`` a
 third head, ``early_net``, plays the card plays before the late head's trick (all of them without a
 late head), so that ``policy_net`` only bids: the first tricks can then be taught without moving the
@@ -146,12 +148,15 @@ class PolicyValueNet(nn.Module):
 
     def __init__(self, hidden: int = 256, layers: int = 2, q_head: bool = False, dueling: bool = False,
                  owners: bool = False, obs_dim: int = OBS_DIM, late_from_trick: int | None = None,
-                 late_hidden: int | None = None, early_head: bool = False):
+                 late_hidden: int | None = None, early_head: bool = False, late_layers: int | None = None):
         super().__init__()
         if late_from_trick is not None and not 1 <= late_from_trick <= NUM_TRICKS - 1:
             raise ValueError(f"late_from_trick must be a trick from 1 to {NUM_TRICKS - 1}, got {late_from_trick}")
         late_hidden = hidden if late_hidden is None else late_hidden
-        if late_hidden < hidden:
+        late_layers = layers if late_layers is None else late_layers
+        if late_layers < 1:
+            raise ValueError(f"late_layers must be at least 1, got {late_layers}")
+        if late_hidden < hidden and late_layers == layers:
             raise ValueError(f"late_hidden must be at least hidden ({hidden}): the late head starts as a copy of "
                              f"the policy head, got {late_hidden}")
         self.hidden, self.layers, self.dueling, self.obs_dim = hidden, layers, dueling, obs_dim
@@ -165,11 +170,12 @@ class PolicyValueNet(nn.Module):
             self.policy_net[-1].weight.mul_(0.01)
             self.policy_net[-1].bias.zero_()
         self.late_net = None
-        if late_from_trick is not None:  # it starts as the policy plays (widened if it has more units)
-            self.late_net = _mlp(inp, late_hidden, NUM_ACTIONS, layers)
-            policy = {f"policy_net.{k}": v for k, v in self.policy_net.state_dict().items()}
-            start = widen_hidden(policy, late_hidden, noise=0.0)
-            self.late_net.load_state_dict({k.removeprefix("policy_net."): v for k, v in start.items()})
+        if late_from_trick is not None:
+            self.late_net = _mlp(inp, late_hidden, NUM_ACTIONS, late_layers)
+            if late_layers == layers:  # it starts as the policy plays (widened if it has more units); deeper, fresh
+                policy = {f"policy_net.{k}": v for k, v in self.policy_net.state_dict().items()}
+                start = widen_hidden(policy, late_hidden, noise=0.0)
+                self.late_net.load_state_dict({k.removeprefix("policy_net."): v for k, v in start.items()})
             self.register_buffer("late_from_trick", torch.tensor(late_from_trick, dtype=torch.int64))
         self.early_net = None
         if early_head:  # it starts as the policy plays the cards

@@ -7,13 +7,14 @@ own fields), its checkpoint's checks and its run, described by an
 
 from __future__ import annotations
 
-from . import expert, oracle, ppo
+from . import expert, oracle, ppo, refit
 from .config import Algorithm
 
 ALGORITHMS: dict[str, Algorithm] = {
     "ppo": ppo.ALGORITHM,
     "expert": expert.ALGORITHM,
     "oracle": oracle.ALGORITHM,
+    "refit": refit.ALGORITHM,
 }
 
 #: the algorithm of a new run that names none (``python train.py``): the recipe that gives the strongest

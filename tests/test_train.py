@@ -218,9 +218,10 @@ def test_the_default_preset_is_the_default_algorithms_defaults_and_every_preset_
     plain, _, _ = train.parse_config([])
     preset, _, _ = train.parse_config(["--config", str(ROOT / "configs/default.yaml")])
     assert plain.algorithm == DEFAULT and plain == preset
+    needs = {"refit.yaml": ["--init", str(ROOT / "agents/models/cuatrola_expert.pt"), "--refit-windows", "w.npz"]}
     for path in sorted((ROOT / "configs").glob("*.yaml")):
-        cfg, _, _ = train.parse_config(["--config", str(path)])
-        assert cfg.algorithm in ("ppo", "expert", "oracle"), path
+        cfg, _, _ = train.parse_config(["--config", str(path), *needs.get(path.name, [])])
+        assert cfg.algorithm in ("ppo", "expert", "oracle", "refit"), path
     ppo, _, _ = train.parse_config(["--config", str(ROOT / "configs/ppo.yaml")])
     assert ppo == train.parse_config(["--algorithm", "ppo"])[0], "ppo.yaml is PPO's defaults"
 
@@ -229,7 +230,7 @@ def test_help_shows_every_fields_default(capsys):
     """``train.py --help`` (each algorithm's) and ``evaluate.py --help`` say what a flag left out means."""
     from agents import evaluation
 
-    for argv in ([], ["--algorithm", "ppo"], ["--algorithm", "expert"]):
+    for argv in ([], ["--algorithm", "ppo"], ["--algorithm", "expert"], ["--algorithm", "refit"]):
         with pytest.raises(SystemExit):
             train.parse_config([*argv, "--help"])
         out = " ".join(capsys.readouterr().out.split())

@@ -24,6 +24,7 @@ from agents.belief import sample_worlds
 from agents.torch_agent import load_network
 from agents.training.labels import hand_game, load_data
 from agents.training.oracle import Window, searched_values
+from agents.training.refit import label_regret
 from cuatrola_env.observation import trick_number
 from cuatrola_env.rules import get_rules
 
@@ -41,13 +42,12 @@ def regrets(window_path: str, network: str, decisions: int, worlds: int, rules: 
     net = load_network(network)
     with torch.no_grad():
         pick = net.policy(torch.from_numpy(window.obs[rows]), torch.from_numpy(window.mask[rows])).argmax(-1).numpy()
-    values = window.values[rows]
-    best = np.where(window.mask[rows], values, -np.inf).max(1)
     pimc = np.empty(len(rows), np.int64)
     for i, r in enumerate(rows):
         view = seat_view(hand_game(data, int(data["hand"][r]), int(data["step"][r]), get_rules(rules)))
         pimc[i] = int(np.nanargmax(searched_values(view, sample_worlds(view, worlds, rng))))
-    net_regret, pimc_regret = best - values[np.arange(len(rows)), pick], best - values[np.arange(len(rows)), pimc]
+    values, mask = window.values[rows], window.mask[rows]
+    net_regret, pimc_regret = label_regret(values, mask, pick), label_regret(values, mask, pimc)
     tricks = trick_number(window.obs[rows])
     return {int(t): (int((tricks == t).sum()), float(net_regret[tricks == t].mean()), float(pimc_regret[tricks == t].mean()))
             for t in np.unique(tricks)}

@@ -64,7 +64,7 @@ from ..parallel import Runner, Stopped
 from ..pimc import PIMCAgent
 from ..search import BID_VALUATIONS, SearchAgent
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
-from .fitting import minibatch_passes, renamed_suits, soft_targets, with_weights
+from .fitting import minibatch_passes, renamed_suits, soft_cross_entropy, soft_targets, with_weights
 from .labels import MAX_DECISIONS, LabelStore, copy_given_data, hand_tasks, label_in_tasks, save_data
 from .report import evaluate_policy, interval
 from .stopping import stop_signals
@@ -299,10 +299,9 @@ def alike(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def _losses(net, o, m, v, target, taught) -> dict[str, torch.Tensor]:
     """The policy's cross-entropy against its targets on the ``taught`` rows, the targets' entropy,
     and the action-value head's Huber loss on every legal action."""
-    logp = torch.log_softmax(net.policy(o, m), -1)
-    per_row = -(target * torch.where(m, logp, torch.zeros_like(logp))).sum(-1)
+    per_row = soft_cross_entropy(net.policy(o, m), target, m)
     ce = (per_row * taught).sum() / taught.sum().clamp_min(1)
-    entropy = -(target * torch.where(m, target.clamp_min(1e-12).log(), torch.zeros_like(logp))).sum(-1).mean()
+    entropy = -(target * torch.where(m, target.clamp_min(1e-12).log(), torch.zeros_like(target))).sum(-1).mean()
     huber = torch.nn.functional.huber_loss(net.q(o, m)[m], v[m])
     return {"policy_ce": ce, "target_entropy": entropy, "q_huber": huber}
 

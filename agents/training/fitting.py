@@ -34,6 +34,13 @@ def soft_targets(values: torch.Tensor, mask: torch.Tensor, tau: float) -> torch.
     return torch.softmax(z, -1)
 
 
+def soft_cross_entropy(logits: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """(N,) each row's cross-entropy of the policy ``logits`` against the soft ``target``, over the
+    legal actions of ``mask``."""
+    logp = torch.log_softmax(logits, -1)
+    return -(target * torch.where(mask, logp, torch.zeros_like(logp))).sum(-1)
+
+
 #: (24, OBS_DIM) and (24, 24) column indices of each renaming of the suits
 _OBS_RENAMED = torch.from_numpy(np.stack([observation_columns(s) for s in RENAMINGS]))
 _ACT_RENAMED = torch.from_numpy(np.stack([action_columns(s) for s in RENAMINGS]))

@@ -65,7 +65,7 @@ from ..player import PolicyPlayer
 from ..policy import policy_for
 from ..search import SearchAgent
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
-from .fitting import minibatch_passes, renamed_suits, soft_targets, with_weights
+from .fitting import minibatch_passes, renamed_suits, soft_cross_entropy, soft_targets, with_weights
 from .labels import (
     HAND_FIELDS,
     LABEL_FIELDS,
@@ -463,8 +463,7 @@ def _batch(w: Window, idx: np.ndarray, device) -> tuple[torch.Tensor, ...]:
 def _losses(net: PolicyValueNet, cfg: OracleConfig, o, m, v, owners) -> dict[str, torch.Tensor]:
     q = net.q(o, m)
     target = soft_targets(v if cfg.oracle_policy_target == "labels" else q.detach(), m, cfg.tau)
-    logp = torch.log_softmax(net.policy(o, m), -1)
-    ce = -(target * torch.where(m, logp, torch.zeros_like(logp))).sum(-1).mean()
+    ce = soft_cross_entropy(net.policy(o, m), target, m).mean()
     owner_logits = net.owners(o, m).reshape(-1, 3)
     owner_ce = torch.nn.functional.cross_entropy(owner_logits, owners.reshape(-1), ignore_index=-1)
     return {"policy_ce": ce, "q_huber": torch.nn.functional.huber_loss(q[m], v[m]), "owner_ce": owner_ce}

@@ -31,6 +31,7 @@ TensorBoard: ``losses/policy_ce``, ``losses/held_out_regret``, ``losses/held_out
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import sys
 from pathlib import Path
@@ -45,8 +46,8 @@ from cuatrola_env.rules import NUM_TRICKS, Rules, get_rules
 from ..checkpoint import CheckpointError, save_checkpoint
 from ..network import PolicyValueNet
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
-from .fitting import minibatch_passes, renamed_suits, soft_targets, with_weights
-from .labels import load_data, merge
+from .fitting import minibatch_passes, renamed_suits, soft_cross_entropy, soft_targets, with_weights
+from .labels import load_data
 from .oracle import Window
 from .stopping import stop_signals
 
@@ -120,15 +121,14 @@ def refit_network(cfg: RefitConfig, weights: dict) -> PolicyValueNet:
 def read_windows(cfg: RefitConfig, rules: Rules) -> Window:
     """The windows of ``cfg.refit_windows`` as one, replayed through the engine; a window that is
     missing or does not fit its positions is a :class:`CheckpointError` naming it."""
-    parts = []
+    windows = []
     for path in window_paths(cfg):
-        data = load_data(path)
         try:
-            Window.of(data, rules)  # each file checked alone, so that the error names it
+            windows.append(Window.of(load_data(path), rules))  # each replayed alone, so that an error names it
         except ValueError as e:
             raise CheckpointError(f"{path}: {e}") from None
-        parts.append(data)
-    return Window.of(merge(parts), rules)
+    total = sum(len(w) for w in windows)
+    return functools.reduce(lambda joined, w: joined.add(w, total), windows)
 
 
 # ----------------------------------------------------------------------------- fitting and measuring
@@ -139,9 +139,7 @@ def fit_pass(net: PolicyValueNet, opt, cfg: RefitConfig, window: Window, rows: n
         o, m, v = (torch.from_numpy(x[idx]) for x in (window.obs, window.mask, window.values))
         if cfg.fit_suits:
             o, (m, v) = renamed_suits(o, (m, v), rng)
-        logp = torch.log_softmax(net.policy(o, m), -1)
-        target = soft_targets(v, m, cfg.tau)
-        return {"policy_ce": -(target * torch.where(m, logp, torch.zeros_like(logp))).sum(-1).mean()}
+        return {"policy_ce": soft_cross_entropy(net.policy(o, m), soft_targets(v, m, cfg.tau), m).mean()}
 
     return minibatch_passes(net, opt, rows, 1, cfg.fit_batch, cfg.max_grad_norm, losses, lambda x: x["policy_ce"], rng)
 
@@ -155,14 +153,17 @@ def held_out_regret(net: PolicyValueNet, window: Window, rows: np.ndarray, trick
     with torch.no_grad():
         for chunk in np.array_split(rows, max(1, len(rows) // 65536)):
             picks.append(net.policy(torch.from_numpy(window.obs[chunk]), torch.from_numpy(window.mask[chunk])).argmax(-1))
-    pick = torch.cat(picks).numpy() if picks else np.zeros(0, np.int64)
-    values, mask = window.values[rows], window.mask[rows]
-    best = np.where(mask, values, -np.inf).max(1)
-    regret = best - values[np.arange(len(rows)), pick]
+    regret = label_regret(window.values[rows], window.mask[rows], torch.cat(picks).numpy())
     out = {"held_out_regret": float(regret.mean()), "held_out_agreement": float((regret <= 1e-6).mean())}
     for t in np.unique(tricks):
         out[f"held_out_regret_trick_{t}"] = float(regret[tricks == t].mean())
     return out
+
+
+def label_regret(values: np.ndarray, mask: np.ndarray, pick: np.ndarray) -> np.ndarray:
+    """(N,) what each row's chosen action ``pick`` gives up against its best label (game points)."""
+    best = np.where(mask, values, -np.inf).max(1)
+    return best - values[np.arange(len(values)), pick]
 
 
 def learning_rate(cfg: RefitConfig, epoch: int) -> float:
@@ -227,4 +228,4 @@ ALGORITHM = Algorithm("refit", RefitConfig, resumable=REFIT_RESUMABLE, resume_fi
                       later=LATER_FIELDS, check=check, check_checkpoint=check_checkpoint,
                       init_weights=init_weights, run=start, finished=lambda ck: ck["epoch"] >= ck["config"]["refit_epochs"])
 
-__all__ = ["ALGORITHM", "RefitConfig", "refit_network"]
+__all__ = ["ALGORITHM", "RefitConfig", "label_regret", "refit_network"]

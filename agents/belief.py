@@ -72,6 +72,20 @@ def constraints(view: SeatView) -> tuple[list[int], list[int], int]:
     return need, forbidden, hidden
 
 
+def _placement(view: SeatView) -> tuple[list[int], list[int], list[int], dict[int, list[int]]]:
+    """What a deal of the hidden cards must respect: :func:`constraints`' ``need`` and ``forbidden``,
+    the cards whose place is known (the seat's hand, the dealer's unplayed muestra) as four masks,
+    and for each hidden card (increasing) the seats that may hold it."""
+    need, forbidden, hidden = constraints(view)
+    known = [0, 0, 0, 0]
+    known[view.seat] = view.hand
+    if view.muestra_held and view.dealer != view.seat:
+        known[view.dealer] |= 1 << view.muestra
+    seats_of = {c: [q for q in range(4) if need[q] > 0 and not forbidden[q] >> c & 1]
+                for c in range(20) if hidden >> c & 1}
+    return need, forbidden, known, seats_of
+
+
 def sample_worlds(view: SeatView, n: int, rng: np.random.Generator, max_restarts: int = 200) -> list[list[int]]:
     """``n`` full deals (four unplayed-hand masks, seat order) consistent with ``view``."""
     return sample_world_array(view, n, rng, max_restarts).tolist()
@@ -83,14 +97,10 @@ def sample_world_array(view: SeatView, n: int, rng: np.random.Generator, max_res
     Each hidden card, most-constrained first, goes to one of the seats that may hold it and have a
     free place, with probability proportional to its free places; a row that meets a dead end is
     drawn again. Raises :class:`Inconsistent` after ``max_restarts * n`` dead ends."""
-    need, forbidden, hidden = constraints(view)
-    base = np.zeros(4, np.int64)
-    base[view.seat] = view.hand
-    if view.muestra_held and view.dealer != view.seat:
-        base[view.dealer] |= 1 << view.muestra
-    cards = [c for c in range(20) if hidden >> c & 1]
-    eligible = np.array([[need[q] > 0 and not forbidden[q] >> c & 1 for q in range(4)] for c in cards],
-                        np.int64).reshape(-1, 4)
+    need, forbidden, known, seats_of = _placement(view)
+    base = np.array(known, np.int64)
+    cards = list(seats_of)
+    eligible = np.array([[q in seats_of[c] for q in range(4)] for c in cards], np.int64).reshape(-1, 4)
     order = np.argsort(eligible.sum(1), kind="stable")  # the most-constrained cards first
     kept, got, failed = [], 0, 0
     rate = 1.0  # the share of rows that reach the end; more rows are drawn when it is low
@@ -105,6 +115,47 @@ def sample_world_array(view: SeatView, n: int, rng: np.random.Generator, max_res
         if got < n and failed > max_restarts * n:
             raise Inconsistent(f"no consistent deal found for seat {view.seat} after {failed} tries")
     return np.concatenate(kept)[:n]
+
+
+def any_world(view: SeatView) -> list[int]:
+    """One deal (four unplayed-hand masks, seat order) consistent with ``view``, found without chance:
+    the hidden cards placed on the seats by augmenting paths (a bipartite matching of cards to the
+    seats' free places, at most a few hundred steps), so that a deal is found whenever one exists and
+    :class:`Inconsistent` is raised, at the same small cost, when none does."""
+    need, _, hands, seats_of = _placement(view)
+    if sum(max(n, 0) for n in need) != len(seats_of) or min(need) < 0:
+        raise Inconsistent(f"seat {view.seat}: {len(seats_of)} hidden cards for {need} places")
+    owner: dict[int, int] = {}
+    held_by: list[list[int]] = [[], [], [], []]
+    for c in sorted(seats_of, key=lambda c: len(seats_of[c])):
+        if not _place(c, seats_of, need, owner, held_by, set()):
+            raise Inconsistent(f"no consistent deal for seat {view.seat}: card {c} fits no seat")
+    for c, q in owner.items():
+        hands[q] |= 1 << c
+    return hands
+
+
+def _place(card: int, seats_of: dict, need: list[int], owner: dict, held_by: list[list[int]], seen: set) -> bool:
+    """Put ``card`` on a seat that may hold it and has a free place or can make one (an augmenting
+    path, each seat visited once); whether it found a place."""
+    for q in seats_of[card]:
+        if q in seen:
+            continue
+        seen.add(q)
+        if len(held_by[q]) < need[q] or _make_room(q, seats_of, need, owner, held_by, seen):
+            owner[card] = q
+            held_by[q].append(card)
+            return True
+    return False
+
+
+def _make_room(seat: int, seats_of: dict, need: list[int], owner: dict, held_by: list[list[int]], seen: set) -> bool:
+    """Move one of ``seat``'s cards to another seat that may hold it; whether one moved."""
+    for other in list(held_by[seat]):
+        if _place(other, seats_of, need, owner, held_by, seen):
+            held_by[seat].remove(other)
+            return True
+    return False
 
 
 def _draw_rows(rows: int, base: np.ndarray, need: np.ndarray, cards: list[int], eligible: np.ndarray,

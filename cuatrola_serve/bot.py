@@ -66,7 +66,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import seat_view
-from agents.belief import Inconsistent, sample_worlds
+from agents.belief import Inconsistent, any_world
 from agents.models import ONNX_MODEL
 from agents.player import PolicyPlayer
 from agents.policy import LEVELS, ModelError, OnnxPolicy, load_policies
@@ -103,19 +103,23 @@ class _ReplayInput:
         return [c for _, s, c in self.plays if s == self.seat]
 
 
-def replay_state(state: dict, rng: np.random.Generator | None = None) -> tuple[Game, int]:
+def replay_state(state: dict) -> tuple[Game, int]:
     """The game of ``state`` replayed through the engine, and the seat to play.
+
+    The bids are replayed on a deal that gives the seat its own cards; when cards were played, the
+    whole hand again on a placement of the hidden cards that makes every play legal (any one: what
+    a seat may see does not depend on it).
 
     Raises :class:`BotStateError` naming the field of a malformed or impossible state, or
     saying whose turn it is when it is not ``state["seat"]``'s.
     """
     s = _read_state(state)
     _check_cards(s)
-    rng = rng or np.random.default_rng(0)
     try:
         game, history = _replay_bids(s)
-        deal = _hidden_deal(s, game, history, rng)
-        _replay_hand(s, game, deal)
+        if s.plays:
+            _replay_hand(s, game, _hidden_deal(s, game, history))
+        _check_turn(s, game)
     except BotStateError:
         raise
     except (IndexError, KeyError, ValueError) as e:  # a contradiction no check above names: still a refusal
@@ -173,14 +177,14 @@ def _replay_bids(s: _ReplayInput) -> tuple[Game, list[tuple[int, int]]]:
     return game, game.history + [(seat, c) for _, seat, c in s.plays]
 
 
-def _hidden_deal(s: _ReplayInput, game: Game, history, rng) -> list[int]:
-    """A placement of the hidden cards (by the belief sampler) that makes every play so far legal."""
+def _hidden_deal(s: _ReplayInput, game: Game, history) -> list[int]:
+    """A placement of the hidden cards (:func:`agents.belief.any_world`) that makes every play so far legal."""
     # the seat's view after the bids, with the plays as history: what the sampler infers the hidden cards from
     view = dataclasses.replace(game.seat_view(s.seat), hand=sum(1 << c for c in s.hand), legal=0,
                                muestra_held=not any(c == s.muestra for _, _, c in s.plays), history=tuple(history),
                                played=sum(1 << c for _, _, c in s.plays))
     try:
-        unplayed = sample_worlds(view, 1, rng, max_restarts=50)[0]
+        unplayed = any_world(view)
     except Inconsistent:
         raise BotStateError("tricks: no deal of the hidden cards makes these plays legal (a seat played a card "
                             "it could not have held, or played out of turn)") from None
@@ -191,7 +195,7 @@ def _hidden_deal(s: _ReplayInput, game: Game, history, rng) -> list[int]:
 
 
 def _replay_hand(s: _ReplayInput, game: Game, deal: list[int]) -> None:
-    """The whole hand replayed on ``deal``: every bid and card checked by the engine, then the seat to act."""
+    """The whole hand replayed on ``deal``: every bid and card checked by the engine."""
     _reset(game, deal, s.dealer, s.muestra, s.score)
     for i, b in enumerate(s.bids):
         _step(game, b, f"bids[{i}]")
@@ -201,6 +205,10 @@ def _replay_hand(s: _ReplayInput, game: Game, deal: list[int]) -> None:
         if game.current_player != seat:
             raise BotStateError(f"{f}: seat {seat} played, but it was seat {game.current_player}'s turn")
         _step(game, c, f)
+
+
+def _check_turn(s: _ReplayInput, game: Game) -> None:
+    """The hand is not over, it is the state's seat's turn, and the contract is the one the bids give."""
     if game.over:
         raise BotStateError("the hand is over: there is nothing to play")
     if game.current_player != s.seat:
@@ -318,7 +326,7 @@ class Bot:
 
     def decide(self, state: dict) -> dict:
         """``{"action", "name", "probabilities", "legal"}`` for a JSON game state."""
-        game, _ = replay_state(state, self.rng)
+        game, _ = replay_state(state)
         mask = game.legal_mask()
         a, p = self.play(game)
         return {"action": a, "name": action_name(a), "probabilities": [round(float(x), 6) for x in p],

@@ -42,7 +42,7 @@ def test_search_decision_does_not_depend_on_hidden_cards(onnx_model):
         game = random_position(seed, 2, 14)
         if game.over or len(game.legal_actions()) == 1:
             continue
-        other, seat = replay_state(seat_state(game), np.random.default_rng(seed + 1000))
+        other, seat = replay_state(seat_state(game))
         redealt += list(other.single.hands) != list(game.single.hands)
         a1 = _agent(onnx_model, seed=seed).act(seat_view(game))
         a2 = _agent(onnx_model, seed=seed).act(seat_view(other, seat))

@@ -8,9 +8,10 @@
 Needs NumPy, onnxruntime and pydantic (level ``master`` also numba). The state's fields are checked by
 its one schema, :class:`cuatrola_serve.state.SeatState` (the service's too); the rules come from the engine: the state is replayed
 through :class:`~cuatrola_env.game.Game` (every bid and card checked for legality and turn
-order), with the hidden cards placed by the belief sampler so that every play so far was
-legal; the seat's observation does not depend on where the hidden cards are, so any such
-placement gives the same observation the seat had in a real game.
+order), with the hidden cards placed (:func:`agents.belief.any_world`, a matching of the cards
+to the seats that may hold them) so that every play so far was legal; the seat's observation
+does not depend on where the hidden cards are, so any such placement gives the same
+observation the seat had in a real game.
 
 The game state (what an online game server holds for one seat)
 --------------------------------------------------------------
@@ -179,7 +180,7 @@ def _replay_bids(s: _ReplayInput) -> tuple[Game, list[tuple[int, int]]]:
 
 def _hidden_deal(s: _ReplayInput, game: Game, history) -> list[int]:
     """A placement of the hidden cards (:func:`agents.belief.any_world`) that makes every play so far legal."""
-    # the seat's view after the bids, with the plays as history: what the sampler infers the hidden cards from
+    # the seat's view after the bids, with the plays as history: what the placement infers the hidden cards from
     view = dataclasses.replace(game.seat_view(s.seat), hand=sum(1 << c for c in s.hand), legal=0,
                                muestra_held=not any(c == s.muestra for _, _, c in s.plays), history=tuple(history),
                                played=sum(1 << c for _, _, c in s.plays))
@@ -231,7 +232,7 @@ def _check_trick_sizes(tricks: list, size: int) -> None:
 def _deal_for_bids(mine: int, seat: int, dealer: int, muestra: int) -> list[int]:
     """A deal that gives ``seat`` its own cards and the dealer the muestra, the other cards in
     increasing order: enough to replay the bids, whose legality depends on no hand (the rules'
-    ``legal_bids``). Where the hidden cards really are is for the belief sampler to say."""
+    ``legal_bids``). Where the hidden cards may be is for :func:`_hidden_deal` to say."""
     hands = [0, 0, 0, 0]
     hands[seat] = mine
     if not mine >> muestra & 1:

@@ -229,3 +229,11 @@ class PolicyValueNet(nn.Module):
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:  # for export: logits only
         return self.policy(obs, mask)
+
+
+def late_head_size(state: dict) -> tuple[int | None, int | None]:
+    """(units, hidden layers) of the late card-play head a state dict holds; (None, None) without one."""
+    first = state.get("late_net.0.weight")
+    if first is None:
+        return None, None
+    return int(first.shape[0]), sum(1 for k in state if k.startswith("late_net.") and k.endswith(".weight")) - 1

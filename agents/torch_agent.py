@@ -10,7 +10,7 @@ from cuatrola_env.rules import NUM_ACTIONS
 
 from .base import Agent, SeatView
 from .checkpoint import CheckpointError, read_checkpoint
-from .network import PolicyValueNet
+from .network import PolicyValueNet, late_head_size
 
 
 class TorchAgent(Agent):
@@ -42,14 +42,12 @@ def network_for(state: dict, hidden: int, layers: int, obs_version: int = OBS_VE
     """An empty network with the heads a state dict holds (action values, dueling or not; card
     locations; an early and a late card-play head), reading the observation of ``obs_version``."""
     q_out = state.get(f"q_net.{2 * layers}.bias")
-    late, late_layer = state.get("late_from_trick"), state.get("late_net.0.weight")
-    late_depth = sum(1 for k in state if k.startswith("late_net.") and k.endswith(".weight")) - 1
+    late = state.get("late_from_trick")
+    late_hidden, late_layers = late_head_size(state)
     return PolicyValueNet(hidden, layers, q_head=q_out is not None, dueling=q_out is not None and len(q_out) == NUM_ACTIONS + 1,
                           owners=any(k.startswith("owner_net.") for k in state), obs_dim=OBS_DIMS[obs_version],
-                          late_from_trick=None if late is None else int(late),
-                          late_hidden=None if late_layer is None else int(late_layer.shape[0]),
-                          early_head="early_net.0.weight" in state,
-                          late_layers=None if late_layer is None else late_depth)
+                          late_from_trick=None if late is None else int(late), late_hidden=late_hidden,
+                          early_head="early_net.0.weight" in state, late_layers=late_layers)
 
 
 def load_network(path: str):

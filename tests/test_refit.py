@@ -17,6 +17,7 @@ from agents.torch_agent import load_network  # noqa: E402
 from agents.training import refit as module  # noqa: E402
 from agents.training.labels import load_data  # noqa: E402
 from agents.training.oracle import Window  # noqa: E402
+from agents.training.oracle import network as oracle_network  # noqa: E402
 from cuatrola_env.observation import trick_number  # noqa: E402
 from cuatrola_env.rules import get_rules  # noqa: E402
 
@@ -47,6 +48,16 @@ def test_a_refit_gives_the_late_head_its_new_size_and_moves_no_other_head(base, 
     assert kept and all(torch.equal(before[k], after[k]) for k in kept)
     net = load_network(str(run))
     assert net.late_trick == 1 and len(net.late_net) == 7
+
+
+def test_an_oracle_run_goes_on_from_a_refitted_network_with_its_late_head_as_it_is(base, tmp_path):
+    """More labels for a refitted expert (the oracle algorithm with --init): the network it builds
+    takes the refitted late head at its own size, unchanged, with every other head."""
+    run = refit(base, tmp_path, "--refit-epochs", "1")
+    weights = read_checkpoint(str(run))["model"]
+    net = oracle_network(16, 2, weights, late_from_trick=1)
+    assert [net.late_net[i].weight.shape[0] for i in (0, 2, 4)] == [24, 24, 24]
+    assert all(torch.equal(v, weights[k]) for k, v in net.state_dict().items())
 
 
 def test_the_refitted_head_comes_closer_to_its_labels(base, tmp_path):

@@ -58,7 +58,7 @@ from cuatrola_env.view import HandHistories, batch_views
 from ..belief import sample_worlds
 from ..checkpoint import CheckpointError, save_checkpoint
 from ..heuristic import HeuristicAgent
-from ..network import MASKED_LOGIT, PolicyValueNet
+from ..network import MASKED_LOGIT, PolicyValueNet, late_head_size
 from ..parallel import Runner, Stopped
 from ..pimc import PIMCAgent
 from ..player import PolicyPlayer
@@ -166,16 +166,17 @@ def network(hidden: int, layers: int, weights: dict | None = None, late_from_tri
             early_head: bool = False) -> PolicyValueNet:
     """A network with the dueling action-value head and the card-location head, with ``weights``
     (a state dict of tensors or arrays; a policy network's, whose missing heads start fresh), a
-    late card-play head from trick ``late_from_trick`` on when ``weights`` hold one or it is given
-    (not 0), and an early card-play head when they hold one or ``early_head`` asks: a head the
-    weights lack starts as a copy of their policy head, so that it plays as they do."""
+    late card-play head from trick ``late_from_trick`` on when ``weights`` hold one (of its size)
+    or it is given (not 0), and an early card-play head when they hold one or ``early_head`` asks:
+    a head the weights lack starts as a copy of their policy head, so that it plays as they do."""
     held = None if weights is None or "late_from_trick" not in weights else int(weights["late_from_trick"])
     if held is not None and late_from_trick and held != late_from_trick:
         raise CheckpointError(f"the network's late head plays from trick {held}, not late_from_trick {late_from_trick}")
     late = held if held is not None else (late_from_trick or None)
     held_early = weights is not None and "early_net.0.weight" in weights
+    late_hidden, late_layers = late_head_size(weights or {})
     net = PolicyValueNet(hidden, layers, dueling=True, owners=True, late_from_trick=late,
-                         early_head=early_head or held_early)
+                         early_head=early_head or held_early, late_hidden=late_hidden, late_layers=late_layers)
     net = with_weights(net, weights, ("q_net.", "owner_net.", "late_net.", "late_from_trick", "early_net."))
     for head, held_it in ((net.late_net, held is not None), (net.early_net, held_early)):
         if head is not None and not held_it:

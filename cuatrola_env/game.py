@@ -41,18 +41,20 @@ class Game:
         rules: preset name, :class:`~cuatrola_env.rules.Rules` or dict.
         mode: ``"hand"`` or ``"match"``.
         seed: seed of the deals.
+        hands, dealer, muestra, score: the first hand's deal (or only its dealer) and the match
+            score, as :meth:`reset` takes them; without a deal the first hand is dealt at random.
     """
 
-    def __init__(self, rules: RulesLike = "online", mode: Mode = "hand", seed: int | None = None):
+    def __init__(self, rules: RulesLike = "online", mode: Mode = "hand", seed: int | None = None,
+                 hands=None, dealer=None, muestra=None, score=None):
         if mode not in ("hand", "match"):
             raise ValueError(f"mode must be 'hand' or 'match', got {mode!r}")
         self.rules = get_rules(rules)
         self.mode = mode
         self.single = SingleGame(self.rules, mode, np.random.default_rng(seed))
-        self.single.deal_random()
         self._mask: int | None = None
         self._hands: list[dict] = []
-        self._start_hand_record()
+        self.reset(hands=hands, dealer=dealer, muestra=muestra, score=score)
 
     # ------------------------------------------------------------------ set-up
     def reset(self, seed=None, hands=None, dealer=None, muestra=None, score=None) -> None:

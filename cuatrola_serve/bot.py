@@ -168,8 +168,7 @@ def _replay_bids(s: _ReplayInput) -> tuple[Game, list[tuple[int, int]]]:
     """The bids replayed on any deal that gives this seat its cards (bids do not depend on the
     hands), checking the trick sizes against the contract; the game and the hand's history."""
     trial = _deal_for_bids(sum(1 << c for c in s.hand + s.mine_played), s.seat, s.dealer, s.muestra)
-    game = Game(s.rules)
-    _reset(game, trial, s.dealer, s.muestra, s.score)
+    game = _new_game(s.rules, trial, s.dealer, s.muestra, s.score)
     for i, b in enumerate(s.bids):
         _step(game, b, f"bids[{i}]")
     if s.plays and game.seat_view(s.seat).phase == 0:
@@ -244,12 +243,22 @@ def _deal_for_bids(mine: int, seat: int, dealer: int, muestra: int) -> list[int]
     return hands
 
 
-def _reset(game: Game, masks: list[int], dealer: int, muestra: int, score: list[int]) -> None:
-    hands = [cards_of(m) for m in masks]
+def _new_game(rules: Rules, masks: list[int], dealer: int, muestra: int, score: list[int]) -> Game:
     try:
-        game.reset(hands=hands, dealer=dealer, muestra=muestra, score=score)
+        return Game(rules, hands=[cards_of(m) for m in masks], dealer=dealer, muestra=muestra, score=score)
     except ValueError as e:
-        raise BotStateError(f"score: {e}" if "score" in str(e) else str(e)) from None
+        raise _deal_error(e) from None
+
+
+def _reset(game: Game, masks: list[int], dealer: int, muestra: int, score: list[int]) -> None:
+    try:
+        game.reset(hands=[cards_of(m) for m in masks], dealer=dealer, muestra=muestra, score=score)
+    except ValueError as e:
+        raise _deal_error(e) from None
+
+
+def _deal_error(e: ValueError) -> BotStateError:
+    return BotStateError(f"score: {e}" if "score" in str(e) else str(e))
 
 
 def _step(game: Game, action: int, field: str) -> None:

@@ -9,6 +9,7 @@ import pytest
 from helpers import draw_deals
 
 from cuatrola_env import Rules, VectorCuatrola, get_rules
+from cuatrola_env.game import Game
 
 
 def snapshot(env):
@@ -137,3 +138,22 @@ def test_options_are_arguments():
     assert get_rules({"name": "online", "target": 5}).target == 5
     env = VectorCuatrola(num_envs=2, rules=r, mode="match")
     assert env.rules.target == 21
+
+
+def test_a_game_starts_on_a_given_deal_as_reset_sets_it_and_refuses_a_bad_one():
+    """``Game(hands=..., dealer=..., muestra=..., score=...)`` is the game ``reset`` gives on that deal
+    (no random hand drawn first); a deal or score ``reset`` refuses is refused with the same words."""
+    hands, dealer, muestra = draw_deals(np.random.default_rng(4), 1)
+    deal = {"hands": hands[0].tolist(), "dealer": int(dealer[0]), "muestra": int(muestra[0]), "score": [3, 7]}
+    given = Game("traditional", **deal)
+    reset = Game("traditional", seed=9)
+    reset.reset(**deal)
+    assert list(given.single.hands) == list(reset.single.hands) and given.single.score == [3, 7]
+    np.testing.assert_array_equal(given.observe(), reset.observe())
+    bad = dict(deal, muestra=(deal["hands"][(deal["dealer"] + 1) % 4][0]))
+    with pytest.raises(ValueError, match="muestra"):
+        Game("online", **bad)
+    with pytest.raises(ValueError, match="below the target"):
+        Game("online", **dict(deal, score=[11, 0]))
+    with pytest.raises(ValueError, match="needs hands, dealer and muestra together"):
+        Game("online", hands=deal["hands"])

@@ -12,6 +12,9 @@ The muestra stays in the dealer's hand until played.
 Samples are drawn by assigning the hidden cards most-constrained first, each to an eligible
 seat with probability proportional to its free places, restarting on a dead end; every
 sample is checked against all constraints before it is returned.
+
+:func:`any_world` finds one consistent deal without chance, as a matching of the hidden cards to
+the seats' free places (what the bot needs to replay a JSON state); it fails only when no deal fits.
 """
 
 from __future__ import annotations

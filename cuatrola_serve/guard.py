@@ -9,7 +9,10 @@ piece                       what it bounds                                      
 :func:`guarded_protocol`    each connection before the app sees it: open connections    1,000,
                             in all and from one address (JSON 503, ``Retry-After``),    64 a client,
                             request line and header bytes (JSON 431), the time to       16 KiB,
-                            send them (then closed), malformed framing (JSON 400)       10 s
+                            send them (then closed), malformed framing (JSON 400),      10 s,
+                            requests sent ahead of their answers (per connection) and   8,
+                            their bytes (per client); at shutdown, clients that do      1 MiB,
+                            not read are dropped, the rest answered within              5 s
 :class:`ClientAddresses`    who a client is: the peer's address; ``X-Forwarded-For``    no proxy
                             only from a trusted proxy (the right-most untrusted hop)
 :class:`HostAndHeaders`     security headers on every answer (CSP, nosniff, no          any Host
@@ -36,6 +39,7 @@ import ipaddress
 import json
 import multiprocessing
 import os
+import re
 import secrets
 import threading
 import time
@@ -57,6 +61,12 @@ class ServiceLimits:
     header_timeout: float = field(default=10.0, metadata={"help": "seconds a connection may take to send its headers"})
     header_bytes: int = field(default=16 * 1024, metadata={
         "help": "largest request line and headers, in bytes (431 beyond, and the connection closed)"})
+    pipeline_depth: int = field(default=8, metadata={
+        "help": "requests one connection may have sent and not yet been answered (the rest is read once they are)"})
+    read_ahead: int = field(default=1024 * 1024, metadata={
+        "help": "bytes one client may have sent ahead of its answers, over all its connections (closed beyond)"})
+    shutdown_timeout: float = field(default=5.0, metadata={
+        "help": "seconds a shutdown waits for the requests being answered before it cancels them"})
     max_connections: int = field(default=1000, metadata={"help": "open connections in all (503 beyond)"})
     connections_per_client: int = field(default=64, metadata={
         "help": "open connections from one address (503 beyond; a trusted proxy is not capped)"})
@@ -181,6 +191,8 @@ class HostAndHeaders:
         if len(_header_values(scope, b"host")) > 1:
             return await send_json_answer(send, 400, "a request has one Host header")
         host = _host_name(scope)
+        if host is None:
+            return await send_json_answer(send, 400, "the Host header is not a host name or address with an optional port")
         if self.allowed is not None and host not in self.allowed:
             return await send_json_answer(send, 421, f"host {host[:80]!r} is not served here")
 
@@ -194,12 +206,23 @@ class HostAndHeaders:
         return await self.app(scope, receive, with_headers)
 
 
-def _host_name(scope) -> str:
-    """The request's Host header without its port (``[::1]:8000`` -> ``::1``)."""
+#: a Host header: a bracketed IPv6 address or a name (letters, digits, dots, hyphens), then an optional port
+HOST_PATTERN = re.compile(r"(?:\[(?P<ip6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9_.-]*))(?::[0-9]{1,5})?")
+
+
+def _host_name(scope) -> str | None:
+    """The request's Host header without its port (``[::1]:8000`` -> ``::1``), or ``None`` when it is
+    not one (``[::1]evil.com``, spaces, a userinfo part...): nothing is guessed from a malformed one."""
     host = next(iter(_header_values(scope, b"host")), "").strip().lower()
-    if host.startswith("["):
-        return host[1:].split("]")[0]
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    found = HOST_PATTERN.fullmatch(host)
+    if found is None:
+        return None
+    if found["ip6"] is not None:
+        try:
+            return str(ipaddress.IPv6Address(found["ip6"]))
+        except ValueError:
+            return None
+    return found["name"]
 
 
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
@@ -247,29 +270,44 @@ class RequestGuard:
         return await self.app(scope, replay, send)
 
 
+#: bytes handed to the HTTP parser at a time: a read holding thousands of pipelined requests is
+#: parsed a slice at a time, so no more than ``pipeline_depth`` (plus one slice's worth) are queued
+FEED_SLICE = 512
+
+
 def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddresses | None = None) -> type:
     """A subclass of uvicorn's HTTP ``protocol`` that guards each connection before the app sees it:
 
     - at most ``limits.connections_per_client`` open connections from one address (a trusted
-      proxy's aside), and ``limits.max_connections`` in all: at that cap the connection that has
-      waited longest for a request's headers is closed to make room, and only when every
-      connection is in a request is the new one refused; a refusal is a JSON 503 with
-      ``Retry-After``, closed;
-    - a request line and headers of at most ``limits.header_bytes`` bytes (a JSON 431, closed: no
-      header line grows without end, whatever the parser);
+      proxy's aside), and ``limits.max_connections`` in all: at that cap one connection the service
+      is waiting on (for a request's headers or its body) is closed to make room, the oldest of the
+      client with the most connections open; only when every connection is being answered is the
+      new one refused; a refusal is a JSON 503 with ``Retry-After``, closed;
+    - at most ``limits.pipeline_depth`` requests of one connection parsed and not yet answered: the
+      rest of what it sent stays unparsed and the connection is not read until they are answered;
+      such unparsed bytes of one client, over all its connections, at most ``limits.read_ahead``
+      (beyond, the connection is closed);
+    - a request line and headers of at most ``limits.header_bytes`` bytes, however they arrive (a
+      JSON 431, closed: no header line grows without end, whatever the parser);
     - whole headers within ``limits.header_timeout`` seconds of the connection opening or of its
       last answer (else closed: slow or stalled clients);
-    - malformed framing answered with a JSON 400, closed.
+    - malformed framing answered with a JSON 400, closed;
+    - at shutdown, requests queued behind the one being answered are dropped, and a client that
+      does not read its answers is disconnected at once.
     """
     clients = clients or ClientAddresses()
     open_by_peer: dict[str, int] = {}  # shared by every connection of this server
-    waiting: OrderedDict = OrderedDict()  # connections waiting for a request's headers, longest first
+    held_by_peer: dict[str, int] = {}  # bytes read and not yet parsed, by client
+    waiting: OrderedDict = OrderedDict()  # connections waiting for a request's headers or body, longest first
 
     class Guarded(protocol):
         _header_timer = None
         _waiting_cycle = None
         _peer = None
-        _header_bytes = 0
+        _header_bytes = 0  # bytes received since the service began waiting for headers
+        _parsed_header_bytes = 0  # the request line and headers of the request being parsed
+        _held = b""  # read, not yet parsed (the connection has pipeline_depth requests unanswered)
+        _refusal = None  # the answer to give when the parser is stopped from a callback
 
         def connection_made(self, transport):
             super().connection_made(transport)
@@ -278,25 +316,30 @@ def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddre
             if open_by_peer[self._peer] > limits.connections_per_client and not clients.is_trusted(self._peer):
                 return self._refuse(503, f"this client already has {limits.connections_per_client} connections open",
                                     retry_after=1)
-            if len(self.connections) > limits.max_connections and not self._evict_the_slowest():
+            if len(self.connections) > limits.max_connections and not self._evict_one():
                 return self._refuse(503, f"the service has its maximum of {limits.max_connections} connections open; "
                                          "retry shortly", retry_after=1)
             self._arm_header_timer()
 
-        @staticmethod
-        def _evict_the_slowest() -> bool:
-            """At the cap, close the connection that has waited longest for a request's headers (slow
-            clients, idle keep-alive ones) to make room; False if every connection is in a request."""
-            while waiting:
-                victim, _ = waiting.popitem(last=False)
-                if not victim.transport.is_closing():
-                    victim._cancel_header_timer()
-                    victim.transport.close()
-                    return True
-            return False
+        def _evict_one(self) -> bool:
+            """At the cap, close a connection the service is waiting on (slow headers or body, idle
+            keep-alive) or whose client is not reading its answers, to make room: the longest-waiting
+            one of the client with the most connections open; False if every connection is being
+            answered to a client that reads."""
+            stalled = [c for c in self.connections if c not in waiting and getattr(c, "flow", None) and c.flow.write_paused]
+            live = [c for c in [*waiting, *stalled] if c is not self and not c.transport.is_closing()]
+            if not live:
+                return False
+            victim = max(live, key=lambda c: open_by_peer.get(c._peer, 0))  # the first of the busiest: its oldest
+            victim._cancel_header_timer()
+            waiting.pop(victim, None)
+            victim.transport.close()
+            return True
 
         def connection_lost(self, exc):
             self._cancel_header_timer()
+            waiting.pop(self, None)
+            self._hold(b"")
             if self._peer is not None:
                 open_by_peer[self._peer] -= 1
                 if not open_by_peer[self._peer]:
@@ -310,41 +353,110 @@ def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddre
             in_headers = self._header_timer is not None
             if in_headers:
                 self._header_bytes += len(data)
-            super().data_received(data)
+            self._hold(self._held + data)
+            if held_by_peer.get(self._peer, 0) > limits.read_ahead and not clients.is_trusted(self._peer):
+                self._hold(b"")
+                self.transport.close()  # far more sent ahead of its answers than any client needs
+                return
+            self._feed()
             if self.cycle is not self._waiting_cycle:  # a new request's headers are in
                 self._cancel_header_timer()
+                if not self.cycle.more_body:  # and its body: the service's turn
+                    waiting.pop(self, None)
             elif in_headers and self._header_bytes > limits.header_bytes and not self.transport.is_closing():
                 self._refuse(431, f"the request line and headers are longer than {limits.header_bytes} bytes")
 
+        def _feed(self) -> None:
+            """Parse what is held, a slice at a time, while fewer than ``pipeline_depth`` requests are
+            unanswered; what is left waits (the connection unread) for answers to make room."""
+            while self._held and not self.transport.is_closing() and self._unanswered() < limits.pipeline_depth:
+                chunk = self._held[:FEED_SLICE]
+                self._hold(self._held[FEED_SLICE:])
+                super().data_received(chunk)
+            if self._held and not self.transport.is_closing():
+                self.flow.pause_reading()
+
+        def _unanswered(self) -> int:
+            """Requests of this connection parsed and not yet answered."""
+            current = self.cycle is not None and not self.cycle.response_complete
+            return len(getattr(self, "pipeline", ())) + current
+
+        def _hold(self, data: bytes) -> None:
+            if self._peer is not None:
+                held_by_peer[self._peer] = held_by_peer.get(self._peer, 0) + len(data) - len(self._held)
+                if not held_by_peer[self._peer]:
+                    del held_by_peer[self._peer]
+            self._held = data
+
+        # the parser's callbacks (httptools): the request line and headers counted as they are parsed,
+        # so that headers arriving in one segment are capped too
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._parsed_header_bytes = 0
+
+        def on_url(self, url: bytes) -> None:
+            self._count_header_bytes(len(url))
+            super().on_url(url)
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            self._count_header_bytes(len(name) + len(value) + 4)
+            super().on_header(name, value)
+
+        def _count_header_bytes(self, n: int) -> None:
+            self._parsed_header_bytes += n
+            if self._parsed_header_bytes > limits.header_bytes:
+                self._refusal = (431, f"the request line and headers are longer than {limits.header_bytes} bytes")
+                raise ValueError(self._refusal[1])  # stops the parser: answered by send_400_response
+
+        def on_message_complete(self) -> None:
+            super().on_message_complete()
+            waiting.pop(self, None)  # the whole request is in: the service's turn
+
         def on_response_complete(self) -> None:
             super().on_response_complete()
-            if not self.transport.is_closing():
+            if self.transport.is_closing():
+                return
+            self._feed()
+            if not self._unanswered():
                 self._arm_header_timer()
 
         def send_400_response(self, msg: str) -> None:  # uvicorn's answer to malformed framing, in JSON
-            self._refuse(400, "malformed HTTP request (its request line, headers or framing)")
+            status, detail = self._refusal or (400, "malformed HTTP request (its request line, headers or framing)")
+            self._refuse(status, detail)
+
+        def shutdown(self) -> None:
+            """Stop taking requests: those queued behind the one being answered are dropped, and a
+            client that is not reading its answers is disconnected now (else it holds the shutdown)."""
+            getattr(self, "pipeline", []).clear()
+            self._hold(b"")
+            if self.flow is not None and self.flow.write_paused:
+                self.transport.abort()
+                return
+            super().shutdown()
 
         def _refuse(self, status: int, detail: str, retry_after: int | None = None) -> None:
             self._cancel_header_timer()
-            self.transport.write(raw_json_answer(status, detail, retry_after))
+            waiting.pop(self, None)
+            if not self._unanswered():  # never in the middle of another answer
+                self.transport.write(raw_json_answer(status, detail, retry_after))
             self.transport.close()
 
         def _arm_header_timer(self) -> None:
             self._cancel_header_timer()
             self._waiting_cycle, self._header_bytes = self.cycle, 0
             self._header_timer = self.loop.call_later(limits.header_timeout, self._headers_too_slow)
-            waiting[self] = None
+            waiting.pop(self, None)
+            waiting[self] = None  # the newest waiter last
 
         def _cancel_header_timer(self) -> None:
-            waiting.pop(self, None)
             if self._header_timer is not None:
                 self._header_timer.cancel()
                 self._header_timer = None
 
         def _headers_too_slow(self) -> None:
             self._header_timer = None
-            waiting.pop(self, None)
             if self.cycle is self._waiting_cycle and not self.transport.is_closing():
+                waiting.pop(self, None)
                 self.transport.close()
 
     Guarded.__name__ = Guarded.__qualname__ = f"Guarded{protocol.__name__}"

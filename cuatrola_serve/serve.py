@@ -390,7 +390,7 @@ def uvicorn_options(limits: ServiceLimits, clients: ClientAddresses | None = Non
     no WebSocket upgrade (the service has no WebSocket endpoint), and forwarded headers left to
     :class:`~cuatrola_serve.guard.ClientAddresses` alone (uvicorn's own would trust any loopback peer)."""
     return {"http": _http_protocol(limits, clients), "ws": "none", "proxy_headers": False, "server_header": False,
-            "timeout_keep_alive": 5}
+            "timeout_keep_alive": 5, "timeout_graceful_shutdown": limits.shutdown_timeout}
 
 
 #: files the service keeps open besides its connections (models, search workers' pipes, logs), at most

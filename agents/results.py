@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from cuatrola_env.cli import ArgumentParser
+from cuatrola_env.files import atomic_open, loads_bounded
 
 Z95 = 1.959964
 
@@ -106,21 +107,117 @@ def paired_difference(*pairs: tuple[dict, dict]) -> dict:
             "match_share_difference": mean_ci(np.concatenate(matches)) if matches else None}
 
 
+#: the largest result file read (a run of 100,000 deals and matches is under 10 MB)
+MAX_RESULT_BYTES = 64 * 1024 * 1024
+#: the largest game points one deal can move for a side (5, a quintola, in each of its two plays)
+MAX_HAND_POINTS = 10.0
+
+
+class ResultFileError(ValueError):
+    """A result file that is not a well-formed ``evaluate.py --json`` output; names the file and field."""
+
+
+def _field(f: Path, where: str, value, kind, low=None, high=None):
+    """``value`` checked to be of ``kind`` (a bool is never a number) and within ``[low, high]``."""
+    ok = isinstance(value, kind) and not isinstance(value, bool)
+    if ok and isinstance(value, float):
+        ok = math.isfinite(value)
+    if ok and ((low is not None and value < low) or (high is not None and value > high)):
+        ok = False
+    if not ok:
+        bounds = f" in [{low}, {high}]" if low is not None and high is not None else f" >= {low}" if low is not None else ""
+        shown = repr(value)[:40] if isinstance(value, (int, float, str, type(None))) else f"a {type(value).__name__}"
+        raise ResultFileError(f"{f}: field {where} must be {getattr(kind, '__name__', 'a number')}{bounds}, got {shown}")
+    return value
+
+
+def _numbers(f: Path, where: str, values, length: int, width: int | None, low: float, high: float) -> None:
+    """A list of ``length`` finite numbers in ``[low, high]`` (or of pairs of them, ``width=2``)."""
+    _field(f, where, values, list)
+    if len(values) != length:
+        raise ResultFileError(f"{f}: field {where} has {len(values)} entries, and the run says {length}")
+    for i, v in enumerate(values):
+        items = [v] if width is None else v
+        if width is not None and (not isinstance(v, list) or len(v) != width):
+            raise ResultFileError(f"{f}: field {where}[{i}] must be a list of {width} numbers")
+        for x in items:
+            _field(f, f"{where}[{i}]", x, (int, float), low, high)
+
+
+def check_run(run, f: Path) -> dict:
+    """``run`` checked to be a well-formed ``evaluate.py --json`` output (:class:`ResultFileError`
+    naming the file and the field): its counts possible, its per-deal and per-match lists as long
+    as its counts say, every number finite and within what a game can score."""
+    if not isinstance(run, dict):
+        raise ResultFileError(f"{f} is not an evaluate.py --json file (it holds a {type(run).__name__}, not an object)")
+    for key in ("rules", "seed", "deals", "matches", "pairings"):
+        if key not in run:
+            raise ResultFileError(f"{f}: field {key!r} is missing (not an evaluate.py --json file?)")
+    _field(f, "rules", run["rules"], dict)
+    _field(f, "rules.name", run["rules"].get("name"), str)
+    _field(f, "rules.target", run["rules"].get("target"), int, 1, 1000)
+    _field(f, "seed", run["seed"], int, 0)
+    deals, matches = _field(f, "deals", run["deals"], int, 0, 10**8), _field(f, "matches", run["matches"], int, 0, 10**8)
+    _field(f, "pairings", run["pairings"], list)
+    if not run["pairings"]:
+        raise ResultFileError(f"{f}: field pairings is empty")
+    for i, pairing in enumerate(run["pairings"]):
+        where = f"pairings[{i}]"
+        _field(f, where, pairing, dict)
+        for key in ("a", "b", "deals", "matches", "match_wins", "illegal_actions", "decisions"):
+            if key not in pairing:
+                raise ResultFileError(f"{f}: field {where}.{key} is missing")
+        _field(f, f"{where}.a", pairing["a"], str)
+        _field(f, f"{where}.b", pairing["b"], str)
+        _field(f, f"{where}.deals", pairing["deals"], int, deals, deals)
+        _field(f, f"{where}.matches", pairing["matches"], int, matches, matches)
+        _field(f, f"{where}.decisions", pairing["decisions"], int, 0)
+        _field(f, f"{where}.illegal_actions", pairing["illegal_actions"], dict)
+        for side in ("a", "b"):
+            _field(f, f"{where}.illegal_actions.{side}", pairing["illegal_actions"].get(side), int, 0)
+        _numbers(f, f"{where}.match_wins", pairing["match_wins"], matches, 2, 0.0, 1.0)
+        if "deal_game_points" in pairing:
+            _numbers(f, f"{where}.deal_game_points", pairing["deal_game_points"], deals, None, -MAX_HAND_POINTS,
+                     MAX_HAND_POINTS)
+    return run
+
+
 def read_runs(files: list[Path]) -> list[dict]:
-    """The evaluation files, each an ``evaluate.py --json`` object; ``ValueError`` naming the first
-    that is missing, unreadable or of another kind."""
-    runs = []
+    """The evaluation files, each an ``evaluate.py --json`` object checked by :func:`check_run`;
+    ``ValueError`` naming the first that is missing, unreadable, malformed, or the same run as
+    another (pooling a run twice would narrow its interval for nothing)."""
+    runs, seen = [], {}
     for f in files:
         try:
-            run = json.loads(f.read_text())
+            if f.stat().st_size > MAX_RESULT_BYTES:
+                raise ResultFileError(f"{f} is larger than {MAX_RESULT_BYTES // 2**20} MB: not an evaluate.py --json file")
+            run = loads_bounded(f.read_bytes())
         except OSError as e:
             raise ValueError(f"cannot read {f}: {e.strerror}") from None
+        except RecursionError:
+            raise ResultFileError(f"{f} is nested too deeply to be an evaluate.py --json file") from None
+        except ResultFileError:
+            raise
         except (ValueError, UnicodeDecodeError) as e:
-            raise ValueError(f"{f} is not an evaluate.py --json file: {e}") from None
-        if not isinstance(run, dict) or not isinstance(run.get("pairings"), list):
-            raise ValueError(f"{f} is not an evaluate.py --json file (no 'pairings' list)")
+            raise ValueError(f"{f} is not an evaluate.py --json file: {str(e)[:200]}") from None
+        check_run(run, f)
+        key = (run["seed"], run["rules"]["name"], run["rules"]["target"], run["deals"], run["matches"],
+               tuple((p["a"], p["b"]) for p in run["pairings"]))
+        if key in seen:
+            raise ResultFileError(f"{f} is the same run as {seen[key]} (same sides, rules and seed): each run counts once")
+        seen[key] = f
         runs.append(run)
     return runs
+
+
+def same_game(runs: list[dict], files: list[Path]) -> None:
+    """``ResultFileError`` unless every run was played under the same rules and match target."""
+    first = runs[0]["rules"]
+    for run, f in zip(runs, files, strict=True):
+        if run["rules"] != first:
+            raise ResultFileError(f"{f}: field rules is {run['rules']['name']} to {run['rules']['target']}, and "
+                                  f"{files[0]} is {first['name']} to {first['target']} (with the same options): "
+                                  "runs of different games do not pool or compare")
 
 
 def compare_main(argv=None) -> int:
@@ -133,6 +230,10 @@ def compare_main(argv=None) -> int:
         p.error("give the files in pairs: A.json B.json [A2.json B2.json ...]")
     try:
         runs = read_runs(args.files)
+        same_game(runs, args.files)
+        seeds = [r["seed"] for r in runs[::2]]
+        if len(set(seeds)) != len(seeds):
+            raise ResultFileError(f"two pairs were played on the same seed ({seeds}): each pair needs its own deals")
         r = paired_difference(*zip(runs[::2], runs[1::2], strict=True))
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -156,6 +257,10 @@ def pool_main(argv=None) -> int:
     a = p.parse_args(argv)
     try:
         runs = read_runs(a.files)
+        same_game(runs, a.files)
+        seeds = [r["seed"] for r in runs]
+        if len(set(seeds)) != len(seeds):
+            raise ResultFileError(f"runs on the same seed are the same deals, not more of them (seeds {seeds})")
         pairings = [r["pairings"][0] for r in runs if len(r["pairings"]) == 1]
         if len(pairings) != len(runs):
             raise ValueError("each file must hold exactly one pairing (two sides)")
@@ -172,5 +277,6 @@ def pool_main(argv=None) -> int:
     if mw:
         print(f"  matches won {mw['mean']:.1%} [{mw['ci95'][0]:.1%}, {mw['ci95'][1]:.1%}]")
     if a.json:
-        a.json.write_text(json.dumps(pooled, indent=1) + "\n")
+        with atomic_open(a.json) as out:
+            out.write(json.dumps(pooled, indent=1) + "\n")
     return 0

@@ -3,6 +3,7 @@
     python benchmarks/bench_service.py --rate 200 --seconds 20 --runs 3             # expert requests
     python benchmarks/bench_service.py --flood 60 --rate 200 --seconds 10 --runs 3  # + master at 60/s + health
     python benchmarks/bench_service.py --slow-headers 1050 --flood 60 --rate 200 --seconds 10 --runs 3  # + an attacker
+    python benchmarks/bench_service.py --slow-bodies 1088 --pipelining 30 --rate 200 --seconds 10 --runs 3  # + two more
     python benchmarks/bench_service.py --bot-only                                   # Bot.decide in-process
     python benchmarks/bench_service.py --bot-only --level master --states 500       # the searching level
     python benchmarks/bench_service.py --bot-only --rules traditional               # states of traditional games
@@ -17,8 +18,11 @@ and ``GET /v1/health`` at 20 per second: the search's queue is bounded, so the e
 requests should get 503 at once while health and the cheap level keep their latency.
 ``--slow-headers N`` adds an attacker in another process that holds N connections which never
 finish their headers, from ``--attackers`` source addresses (another client than the load's),
-reopening each as soon as the server closes it (a refusal, or the header time-out). Reports
-per run and stream the p50 / p99 / max latency, the answers by status and the time-outs (5 s),
+reopening each as soon as the server closes it (a refusal, or the header time-out).
+``--slow-bodies N`` holds N connections that send a 16,000-byte body a byte a second (from 17
+addresses), ``--pipelining N`` N connections that send 6,000 requests in one write and never
+read. Reports the service's memory before and after the runs, and,
+per run and stream, the p50 / p99 / max latency, the answers by status and the time-outs (5 s),
 then the medians over runs.
 """
 
@@ -28,6 +32,8 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import resource
+import socket
 import statistics
 import subprocess
 import sys
@@ -179,19 +185,47 @@ def bot_only(a, states) -> int:
     return 0
 
 
-# --------------------------------------------------------------------------- slow headers (an attacker)
-ATTACKERS = "127.0.66.{}"  #: the attacker's source addresses (any 127.x reaches a loopback server)
+# --------------------------------------------------------------------------- attackers
+ATTACKERS = "127.0.66.{}"  #: the attackers' source addresses (any 127.x reaches a loopback server)
+SLOW_BODY_HEAD = (b"POST /v1/act HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 16000\r\n\r\n")
+PIPELINED = b"GET /v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n" * 6000
 
 
-async def _hold_one(port: int, source: str, reopen: float, stats: Counter) -> None:
-    """One socket that sends half a request's headers and then nothing; reopened whenever the server
-    closes it (after its header time-out, or at once when the client has too many open)."""
+async def _slow_headers(reader, writer) -> bytes:
+    writer.write(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+    return await reader.read(64)
+
+
+async def _slow_body(reader, writer) -> bytes:
+    """Headers of a 16,000-byte body, then one byte of it a second."""
+    writer.write(SLOW_BODY_HEAD)
+    while True:
+        try:
+            return await asyncio.wait_for(reader.read(64), 1.0)
+        except asyncio.TimeoutError:
+            writer.write(b" ")
+
+
+async def _pipelining(reader, writer) -> bytes:
+    """6,000 requests in one write, and never a read (until the server closes the connection)."""
+    writer.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    writer.write(PIPELINED)
+    await asyncio.sleep(3600)
+    return b""
+
+
+ATTACKS = {"slow_headers": _slow_headers, "slow_bodies": _slow_body, "pipelining": _pipelining}
+
+
+async def _hold_one(port: int, source: str, attack, reopen: float, stats: Counter) -> None:
+    """One attacking connection, reopened whenever the server closes it (a refusal, a time-out or
+    an eviction)."""
     while True:
         try:
             reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
-            writer.write(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
             stats["opened"] += 1
-            got = await reader.read(64)
+            got = await attack(reader, writer)
             stats["refused" if got.startswith(b"HTTP/1.1 503") else "closed"] += 1
             writer.close()
         except OSError:
@@ -199,15 +233,28 @@ async def _hold_one(port: int, source: str, reopen: float, stats: Counter) -> No
         await asyncio.sleep(reopen)
 
 
-def slow_headers(port: int, sockets: int, addresses: int, reopen: float) -> None:
-    """The attack, in its own process until terminated: ``sockets`` slow connections spread over
-    ``addresses`` source addresses."""
+def attackers(port: int, plan: dict[str, tuple[int, int]], reopen: float) -> None:
+    """The attacks, in their own process until terminated: for each kind, (connections, source
+    addresses), each kind from addresses of its own."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # a socket is a file
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
+
     async def attack():
         stats: Counter = Counter()
-        await asyncio.gather(*(_hold_one(port, ATTACKERS.format(1 + i % addresses), reopen, stats)
-                               for i in range(sockets)))
+        tasks, first = [], 1
+        for kind, (sockets, addresses) in plan.items():
+            tasks += [_hold_one(port, ATTACKERS.format(first + i % addresses), ATTACKS[kind], reopen, stats)
+                      for i in range(sockets)]
+            first += addresses
+        await asyncio.gather(*tasks)
 
     asyncio.run(attack())
+
+
+def rss_mb(pid: int) -> float:
+    """A process's resident memory (Linux)."""
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024
 
 
 def wait_until_ready(url: str, seconds: float = 120.0) -> None:
@@ -233,6 +280,13 @@ def main(argv=None) -> int:
                    help="meanwhile, an attacker holds N connections that never finish their headers (reopened when "
                         "closed), from --attackers source addresses; health is sent at 20/s")
     p.add_argument("--attackers", type=int, default=1, help="source addresses of the slow-header attack")
+    p.add_argument("--slow-bodies", type=int, default=0, metavar="N",
+                   help="meanwhile, N connections send POST /v1/act headers of a 16,000-byte body, then a byte a second, "
+                        "from --body-attackers addresses (reopened when closed); health is sent at 20/s")
+    p.add_argument("--body-attackers", type=int, default=17, help="source addresses of the slow-body attack")
+    p.add_argument("--pipelining", type=int, default=0, metavar="N",
+                   help="meanwhile, N connections from N addresses each send 6,000 GET /v1/health in one write and "
+                        "never read (reopened when closed); health is sent at 20/s")
     p.add_argument("--reopen-ms", type=float, default=1000.0, help="the attacker's pause before reopening a closed socket")
     p.add_argument("--seconds", type=float, default=20.0, help="length of one run")
     p.add_argument("--runs", type=int, default=3)
@@ -254,16 +308,21 @@ def main(argv=None) -> int:
     attacker = None
     try:
         wait_until_ready(url)
-        if a.slow_headers:
-            attacker = multiprocessing.get_context("spawn").Process(
-                target=slow_headers, args=(a.port, a.slow_headers, a.attackers, a.reopen_ms / 1000), daemon=True)
+        plan = {kind: (n, k) for kind, n, k in (("slow_headers", a.slow_headers, a.attackers),
+                                                ("slow_bodies", a.slow_bodies, a.body_attackers),
+                                                ("pipelining", a.pipelining, a.pipelining)) if n}
+        rss_before = rss_mb(server.pid)
+        if plan:
+            attacker = multiprocessing.get_context("spawn").Process(target=attackers, args=(a.port, plan, a.reopen_ms / 1000),
+                                                                    daemon=True)
             attacker.start()
             time.sleep(3.0)  # the attack in place before anything is measured
-        asyncio.run(one_run(a.port, states, a.rate, 2.0, a.flood, a.slow_headers > 0))  # warm-up
-        runs = []
+        asyncio.run(one_run(a.port, states, a.rate, 2.0, a.flood, bool(plan)))  # warm-up
+        runs, rss_peak = [], rss_before
         for k in range(a.runs):
-            runs.append(asyncio.run(one_run(a.port, states, a.rate, a.seconds, a.flood, a.slow_headers > 0)))
-            print(f"run {k + 1}:")
+            runs.append(asyncio.run(one_run(a.port, states, a.rate, a.seconds, a.flood, bool(plan))))
+            rss_peak = max(rss_peak, rss_mb(server.pid))
+            print(f"run {k + 1}: the service's memory {rss_mb(server.pid):.0f} MB")
             for name, r in runs[-1].items():
                 print(_line(name, r))
         print(f"median of {a.runs} runs:")
@@ -271,6 +330,8 @@ def main(argv=None) -> int:
             med = {k: statistics.median(r[name][k] for r in runs) for k in ("p50_ms", "p99_ms", "max_ms")}
             total = sum((Counter(r[name]["status"]) for r in runs), Counter())
             print(_line(name, {**med, "requests": sum(r[name]["requests"] for r in runs), "status": total}))
+        print(f"the service's memory: {rss_before:.0f} MB before, {rss_peak:.0f} MB at most after a run "
+              f"(+{rss_peak - rss_before:.0f} MB)")
     finally:
         if attacker is not None:
             attacker.terminate()

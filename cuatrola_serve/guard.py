@@ -336,7 +336,14 @@ def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddre
             victim.transport.close()
             return True
 
+        def _start_asgi_task(self, cycle, app) -> None:  # httptools: the request being answered, remembered
+            self._answering = cycle
+            super()._start_asgi_task(cycle, app)
+
         def connection_lost(self, exc):
+            answering = getattr(self, "_answering", None)
+            if answering is not None and not answering.response_complete:
+                answering.disconnected = True  # uvicorn marks only the newest parsed request (wrong when pipelined)
             self._cancel_header_timer()
             waiting.pop(self, None)
             self._hold(b"")

@@ -206,11 +206,29 @@ def test_a_checkpoint_naming_a_plug_in_is_refused_unless_the_same_spec_is_given(
     spec = "planted_agent:Agent"
     ck = edited(short_run, tmp_path / "plug.pt", lambda ck: ck["config"].update(opponent=spec))
     assert train.main(["--resume", ck]) == 2
-    assert refused(capsys, "never chooses code") and not (tmp_path / "imported").exists()
-    with pytest.raises(CheckpointError, match="--opponent naming the same spec"):
+    assert refused(capsys, "never chooses those") and not (tmp_path / "imported").exists()
+    with pytest.raises(CheckpointError, match="cannot change: --opponent 'heuristic'"):
         train.parse_config(["--resume", ck, "--opponent", "heuristic"])
     cfg, _, _ = train.parse_config(["--resume", ck, "--opponent", spec])
     assert cfg.opponent == spec, "given again, the operator chose it"
+
+
+@pytest.mark.parametrize("stage", ["yaml", "preset"])
+def test_a_checkpoint_never_chooses_the_next_stage(short_run, tmp_path, capsys, stage):
+    """A checkpoint whose next stage is a config of someone's choosing (a YAML file importing a module
+    and joining a host, or a preset): resuming refuses it unless the command line names it."""
+    planted = tmp_path / "stage.yaml"
+    planted.write_text("opponent: 'this:Zen'\nworkers: 2\nray_address: 203.0.113.7:6379\n")
+    then = str(planted) if stage == "yaml" else "finetune"
+    ck = edited(short_run, tmp_path / "then.pt", lambda ck: ck["config"].update(then=then))
+    assert train.main(["--resume", ck]) == 2
+    err = capsys.readouterr().err
+    assert f"--then '{then}'" in err and "never chooses those" in err and "next stage" not in err
+    assert "Zen" not in dir(sys.modules.get("this")), "no module the file named was imported"
+    cfg, _, _ = train.parse_config(["--resume", ck, "--then", ""])
+    assert cfg.then == "", "the command line chose no next stage"
+    cfg, _, _ = train.parse_config(["--resume", ck, "--then", then])
+    assert cfg.then == then, "named again, the operator chose it"
 
 
 def test_a_checkpoint_never_chooses_the_cluster_a_resumed_run_joins(short_run, tmp_path):

@@ -175,3 +175,75 @@ def test_a_spec_whose_extra_is_missing_is_one_line_naming_the_extra(monkeypatch,
         assert evaluate.main(["random", "random", "--deals", "2"]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "[eval]" in err[0] and "--no-progress" in err[0]
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    """Two small runs of one pairing on seeds 1 and 2, and one under the traditional rules."""
+    folder = tmp_path_factory.mktemp("runs")
+    files = {}
+    for name, seed, rules in (("s1", 1, "online"), ("s2", 2, "online"), ("trad", 3, "traditional")):
+        files[name] = folder / f"{name}.json"
+        assert evaluate.main(["heuristic", "random", "--deals", "40", "--matches", "4", "--seed", str(seed), "--rules", rules,
+                              "--json", str(files[name]), "--no-progress"]) == 0
+    return files
+
+
+def _edited(two_runs, tmp_path, edit, name="s2") -> str:
+    run = json.loads(two_runs[name].read_text())
+    edit(run)
+    out = tmp_path / f"edited_{name}.json"
+    out.write_text(json.dumps(run))
+    return str(out)
+
+
+BAD_RESULTS = {
+    "a deal list shorter than its deals": (lambda r: r["pairings"][0].update(deal_game_points=[7.2]),
+                                           "deal_game_points has 1 entries, and the run says 40"),
+    "a match share past 1": (lambda r: r["pairings"][0]["match_wins"][0].__setitem__(0, 1e9), "match_wins[0]"),
+    "a missing key": (lambda r: r["pairings"][0].pop("match_wins"), "pairings[0].match_wins is missing"),
+    "a negative count": (lambda r: r.update(deals=-3), "field deals must be int"),
+    "a game-points figure no deal can score": (lambda r: r["pairings"][0]["deal_game_points"].__setitem__(3, 50.0),
+                                               "deal_game_points[3]"),
+    "a count of another type": (lambda r: r["pairings"][0].update(decisions="many"), "decisions must be int"),
+}
+
+
+@pytest.mark.parametrize("command", ["pool", "compare"])
+@pytest.mark.parametrize("case", list(BAD_RESULTS))
+def test_pool_and_compare_refuse_a_malformed_result_naming_file_and_field(two_runs, tmp_path, capsys, command, case):
+    edit, says = BAD_RESULTS[case]
+    bad = _edited(two_runs, tmp_path, edit)
+    other = str(two_runs["s1" if command == "pool" else "s2"])
+    assert evaluate.main([command, other, bad]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and bad in err[0] and says in err[0], err
+
+
+def test_pool_refuses_a_run_counted_twice_and_runs_of_another_game(two_runs, tmp_path, capsys):
+    s1, s2, trad = (str(two_runs[k]) for k in ("s1", "s2", "trad"))
+    assert evaluate.main(["pool", s1, s2, s1]) == 2
+    assert "same run as" in capsys.readouterr().err
+    copy = tmp_path / "copy.json"
+    copy.write_text(two_runs["s1"].read_text())
+    assert evaluate.main(["pool", s1, str(copy)]) == 2, "a copy of a run is the same run"
+    assert "same run as" in capsys.readouterr().err
+    assert evaluate.main(["pool", s1, trad]) == 2
+    assert "runs of different games" in capsys.readouterr().err
+    assert evaluate.main(["compare", s1, trad]) == 2
+    assert "runs of different games" in capsys.readouterr().err
+    target = _edited(two_runs, tmp_path, lambda r: r["rules"].update(target=5), "s2")
+    assert evaluate.main(["pool", s1, target]) == 2
+    assert "to 5" in capsys.readouterr().err
+    assert evaluate.main(["pool", s1, s2]) == 0, "two seeds of one game pool"
+
+
+@pytest.mark.parametrize("text, says", [("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+                                         ('{"seed": NaN}', "not an evaluate.py --json file"),
+                                         ('{"seed": 1e999}', "not an evaluate.py --json file")])
+def test_pool_refuses_deep_or_non_finite_json_in_one_line(two_runs, tmp_path, capsys, text, says):
+    bad = tmp_path / "bad.json"
+    bad.write_text(text)
+    assert evaluate.main(["pool", str(two_runs["s1"]), str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and says in err[0], err

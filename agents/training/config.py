@@ -86,6 +86,11 @@ RESUMABLE = ("checkpoint_minutes", "eval_every", "eval_deals", "torch_threads", 
 #: command line only, else a local Ray)
 FROM_COMMAND_LINE = ("ray_address",)
 
+#: config fields that name a file to read, a config to run next, code to import or a host: on resume,
+#: a checkpoint's value other than the field's default is taken only when the command line names
+#: it again (a file handed over never chooses them)
+NAMED_AGAIN = ("then", "opponent", "refit_windows", "expert_data")
+
 #: fields added after checkpoints were first written, with the value every older run had
 LATER_FIELDS = {"algorithm": "ppo", "device": "auto", "workers": 1, "ray_address": "", "then": ""}
 
@@ -125,12 +130,24 @@ def resumed_config(kind: type, saved: dict, given: dict, resumable: tuple[str, .
     ``resumable`` that would change is refused (:class:`CheckpointError` naming it), never dropped
     in silence. ``later``: fields added after a checkpoint was written, with the value its run had."""
     saved = {**later, **saved, **{k: later[k] for k in FROM_COMMAND_LINE}}
+    defaults = {f.name: f.default for f in dataclasses.fields(kind)}
+    unconfirmed = sorted(k for k in NAMED_AGAIN if k in defaults and saved.get(k, defaults[k]) != defaults[k]
+                         and k not in given)
+    if unconfirmed:
+        names = ", ".join(f"--{k.replace('_', '-')} {_brief(saved[k])}" for k in unconfirmed)
+        raise CheckpointError(f"the checkpoint's run names a file, code or host to use ({names}), and a file never "
+                              "chooses those: resume with the flag(s) on the command line")
     refused = sorted(k for k, v in given.items() if k not in resumable and saved.get(k, "(none)") != v)
     if refused:
         changes = ", ".join(f"--{k.replace('_', '-')} {given[k]!r} (the run has {saved.get(k, '(none)')!r})" for k in refused)
         raise CheckpointError(f"a resumed run keeps its config, so these cannot change: {changes}; "
                               f"only {flags(resumable)} can")
     return kind(**{**saved, **given})
+
+
+def _brief(value) -> str:
+    """A config value for a message, at most 80 characters however large it is."""
+    return repr(value)[:80] if isinstance(value, str) and len(value) < 200 else f"<{type(value).__name__}>"
 
 
 def check_fields(ck: dict, path: str, kind: type, later: dict, other_fields: set[str]) -> dict:
@@ -177,5 +194,5 @@ def read_init(cfg: RunConfig) -> dict:
     return widen_inputs(init["model"], OBS_DIMS[init["obs_version"]])
 
 
-__all__ = ["Algorithm", "FROM_COMMAND_LINE", "LATER_FIELDS", "RESUMABLE", "RunConfig", "check_counts", "check_fields",
-           "check_resume_fields", "flags", "learner_device", "option", "read_init", "resumed_config"]
+__all__ = ["Algorithm", "FROM_COMMAND_LINE", "LATER_FIELDS", "NAMED_AGAIN", "RESUMABLE", "RunConfig", "check_counts",
+           "check_fields", "check_resume_fields", "flags", "learner_device", "option", "read_init", "resumed_config"]

@@ -24,7 +24,7 @@ from cuatrola_env import get_rules
 
 from ..checkpoint import CheckpointError, save_checkpoint
 from ..network import PolicyValueNet
-from ..registry import is_plugin, make_agent
+from ..registry import make_agent
 from .actors import ShardedPlay
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
 from .report import evaluate_policy, interval, log_update
@@ -97,14 +97,6 @@ def check_checkpoint(ck: dict, path: str) -> None:
         wrong.append("hand_uid")
     if wrong:
         raise CheckpointError(f"{path}: field(s) {wrong} of field 'env' do not hold the run's {n} games (num_envs)")
-
-
-def check_resume(saved: dict, given: dict) -> None:
-    """A plug-in opponent only if named again on the command line (a file never chooses code to import)."""
-    opponent = saved.get("opponent", PPO_LATER["opponent"])
-    if is_plugin(opponent) and given.get("opponent") != opponent:
-        raise CheckpointError(f"the checkpoint's run plays against the plug-in agent {opponent!r:.100}, and a "
-                              "file never chooses code to import: resume with --opponent naming the same spec")
 
 
 def init_weights(model: dict) -> dict:
@@ -192,6 +184,6 @@ class PhaseBars:
 
 ALGORITHM = Algorithm("ppo", PPOConfig, resumable=PPO_RESUMABLE, resume_fields=RESUME_FIELDS, later=PPO_LATER,
                       check=check, check_checkpoint=check_checkpoint, init_weights=init_weights, run=run,
-                      check_resume=check_resume, finished=lambda ck: ck["step"] >= ck["config"]["total_decisions"])
+                      finished=lambda ck: ck["step"] >= ck["config"]["total_decisions"])
 
 __all__ = ["ALGORITHM", "PPOConfig"]

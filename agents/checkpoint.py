@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from cuatrola_env.cli import ArgumentParser, run_main
+from cuatrola_env.cli import ArgumentParser, brief, run_main
 from cuatrola_env.files import atomic_open, remove_stale_temporaries
 from cuatrola_env.observation import OBS_DIMS, OBS_VERSION
 
@@ -90,13 +90,46 @@ def check_archive(path: Path) -> None:
     size = path.stat().st_size
     for e in entries:
         if e.compress_type != zipfile.ZIP_STORED:
-            raise CheckpointError(f"{path}: record {e.filename!r:.80} is compressed; torch.save never compresses, "
+            raise CheckpointError(f"{path}: record {brief(e.filename, 80)} is compressed; torch.save never compresses, "
                                   "so the file is refused unread")
         if e.file_size != e.compress_size:
-            raise CheckpointError(f"{path}: record {e.filename!r:.80} declares {e.file_size} bytes but occupies "
+            raise CheckpointError(f"{path}: record {brief(e.filename, 80)} declares {e.file_size} bytes but occupies "
                                   f"{e.compress_size}; the file is refused unread")
     if sum(e.file_size for e in entries) > size:
         raise CheckpointError(f"{path}: its records declare more bytes than the file holds ({size}); refused unread")
+
+
+#: bounds on what a loaded file holds besides its tensors' data: values visited (a value reached through
+#: several shared references counts each time, as a walk or a message would meet it), nesting, and one
+#: string's length. A checkpoint of this project has some thousands of values, a few levels deep.
+MAX_VALUES = 1_000_000
+MAX_DEPTH = 32
+MAX_STRING = 1024 * 1024
+
+
+def check_structure(tree, path) -> None:
+    """:class:`CheckpointError` unless ``tree`` (a loaded file) keeps within :data:`MAX_VALUES`,
+    :data:`MAX_DEPTH` and :data:`MAX_STRING`: checked before anything walks or prints it, so that a
+    small file of shared references (a list of itself twice, forty times over) cannot take the
+    memory or the time of its expansion."""
+    stack, visited = [(tree, 0)], 0
+    while stack:
+        value, depth = stack.pop()
+        visited += 1
+        if depth > MAX_DEPTH:
+            raise CheckpointError(f"{path}: its data nests deeper than {MAX_DEPTH} levels; refused")
+        if isinstance(value, dict):
+            children = [*value.keys(), *value.values()]
+        elif isinstance(value, (list, tuple)):
+            children = value
+        else:
+            if isinstance(value, (str, bytes)) and len(value) > MAX_STRING:
+                raise CheckpointError(f"{path}: it holds a string of {len(value)} characters (at most {MAX_STRING}); refused")
+            continue
+        if visited + len(stack) + len(children) > MAX_VALUES:
+            raise CheckpointError(f"{path}: its data holds more than {MAX_VALUES} values (counting shared ones each time "
+                                  "they are reached); refused")
+        stack.extend((child, depth + 1) for child in children)
 
 
 def load_safely(path: str | os.PathLike):
@@ -108,7 +141,7 @@ def load_safely(path: str | os.PathLike):
         raise CheckpointError(f"{path} is not a readable checkpoint (torch.save writes a zip archive; this is not one)")
     check_archive(path)
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        loaded = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
         raise CheckpointError(
             f"{path} holds objects other than tensors, numbers and strings, so it is not loaded: loading it could "
@@ -117,6 +150,8 @@ def load_safely(path: str | os.PathLike):
         ) from None
     except Exception as e:  # noqa: BLE001 - any unreadable file
         raise CheckpointError(f"{path} is not a readable checkpoint: {str(e).splitlines()[0] if str(e) else e!r}") from None
+    check_structure(loaded, path)
+    return loaded
 
 
 def read_checkpoint(path: str | os.PathLike, rules_name: str | None = None, older: bool = False) -> dict:
@@ -135,7 +170,7 @@ def read_checkpoint(path: str | os.PathLike, rules_name: str | None = None, olde
         )
     rules = ck.get("rules")
     if not isinstance(rules, dict) or not isinstance(rules.get("name"), str):
-        raise CheckpointError(f"{path}: field 'rules' must be the rules' dict (with a 'name'), got {rules!r:.80}")
+        raise CheckpointError(f"{path}: field 'rules' must be the rules' dict (with a 'name'), got {brief(rules, 80)}")
     if not isinstance(ck.get("config", {}), dict):
         raise CheckpointError(f"{path}: field 'config' must be a dict, got {type(ck['config']).__name__}")
     if rules_name is not None and rules["name"] != rules_name:
@@ -181,5 +216,5 @@ if __name__ == "__main__":
     sys.exit(run_main(main))
 
 
-__all__ = ["CheckpointError", "check_archive", "convert", "load_safely", "read_checkpoint", "save_checkpoint", "to_arrays",
-           "to_tensors"]
+__all__ = ["CheckpointError", "check_archive", "check_structure", "convert", "load_safely", "read_checkpoint",
+           "save_checkpoint", "to_arrays", "to_tensors"]

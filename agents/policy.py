@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cuatrola_env.cli import brief
 from cuatrola_env.files import loads_bounded
 from cuatrola_env.observation import OBS_DIM, OBS_DIMS, OBS_VERSION
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, Rules, get_rules
@@ -109,7 +110,7 @@ def read_card(path: Path) -> dict:
         raise ModelError(f"{card_path} must hold a JSON object")
     for field, kind in CARD_FIELDS.items():
         if not isinstance(card.get(field), kind) or isinstance(card.get(field), bool):
-            raise ModelError(f"{card_path}: field {field!r} must be a {kind.__name__}, got {card.get(field)!r:.60}")
+            raise ModelError(f"{card_path}: field {field!r} must be a {kind.__name__}, got {brief(card.get(field), 60)}")
     if OBS_DIMS.get(card["obs_version"]) != card["obs_dim"]:
         raise ModelError(
             f"{path} expects observation version {card['obs_version']} ({card['obs_dim']} floats); "
@@ -122,7 +123,7 @@ def read_card(path: Path) -> dict:
         raise ModelError(f"{card_path}: field 'rules': {e}") from None
     decisions = card["training"].get("decisions")
     if not isinstance(decisions, int) or isinstance(decisions, bool) or decisions < 0:
-        raise ModelError(f"{card_path}: field 'training.decisions' must be a count, got {decisions!r:.60}")
+        raise ModelError(f"{card_path}: field 'training.decisions' must be a count, got {brief(decisions, 60)}")
     return card
 
 

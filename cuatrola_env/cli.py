@@ -57,4 +57,46 @@ def run_main(main, argv: list[str] | None = None) -> int:
         return 1
 
 
-__all__ = ["ArgumentParser", "run_main"]
+#: containers shown inside containers by :func:`brief`, at most this deep
+BRIEF_DEPTH = 4
+
+
+def brief(value, width: int = 80) -> str:
+    """``repr(value)`` in at most ``width`` characters, for a message about a value read from a file
+    or a request: a container is shown item by item only until the width is spent, so a value of a
+    million items (or a tree of shared references, billions of leaves deep) costs ``width`` characters."""
+    out: list[str] = []
+    _emit(value, out, [width + 1], 0)
+    text = "".join(out)
+    return text if len(text) <= width else text[: max(0, width - 3)] + "..."
+
+
+def _emit(value, out: list[str], budget: list[int], depth: int) -> None:
+    if budget[0] <= 0:
+        return
+    if isinstance(value, (list, tuple, dict)):
+        if depth >= BRIEF_DEPTH:
+            return _put("[...]" if isinstance(value, list) else "(...)" if isinstance(value, tuple) else "{...}", out, budget)
+        _put("[" if isinstance(value, list) else "(" if isinstance(value, tuple) else "{", out, budget)
+        for i, item in enumerate(value.items() if isinstance(value, dict) else value):
+            if budget[0] <= 0:
+                return
+            if i:
+                _put(", ", out, budget)
+            if isinstance(value, dict):
+                _emit(item[0], out, budget, depth + 1)
+                _put(": ", out, budget)
+                item = item[1]
+            _emit(item, out, budget, depth + 1)
+        return _put("]" if isinstance(value, list) else ")" if isinstance(value, tuple) else "}", out, budget)
+    if isinstance(value, (str, bytes)):
+        value = value[: budget[0]]
+    return _put(repr(value)[: budget[0]], out, budget)
+
+
+def _put(text: str, out: list[str], budget: list[int]) -> None:
+    out.append(text[: budget[0]])
+    budget[0] -= len(text)
+
+
+__all__ = ["ArgumentParser", "brief", "run_main"]

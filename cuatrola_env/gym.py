@@ -27,6 +27,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .cli import brief
 from .game import Game
 from .observation import OBS_DIM
 from .picture import render_rgb
@@ -203,7 +204,7 @@ class CuatrolaGymEnv(gymnasium.Env):
             if mask[int(a.reshape(()))]:
                 return int(a.reshape(()))
         role = "partner" if seat == (self.seat + 2) % 4 else "opponent"
-        raise PolicyError(f"the {role} policy (seat {seat}) returned {action!r:.40}, which is not a legal action; "
+        raise PolicyError(f"the {role} policy (seat {seat}) returned {brief(action, 40)}, which is not a legal action; "
                           f"legal actions were {np.flatnonzero(mask).tolist()}. The episode is interrupted: call reset()")
 
     def _info(self) -> dict:

@@ -26,6 +26,7 @@ import json
 import os
 from pathlib import Path
 
+from .cli import brief
 from .files import atomic_open, loads_bounded
 from .game import RECORD_FORMAT, RECORD_VERSION, Game
 from .rules import CONTRACT_NAMES, MAX_DECISIONS_PER_HAND, NUM_ACTIONS, NUM_CARDS, SUIT_NAMES, action_name, card_name, get_rules
@@ -57,7 +58,7 @@ def load_record(path: str | os.PathLike, max_bytes: int = MAX_RECORD_BYTES) -> d
     :func:`replay`); :class:`RecordError` says what is wrong, whatever the file holds."""
     path = Path(path)
     if not _is_int(max_bytes) or max_bytes < 1:
-        raise RecordError(f"max_bytes must be a positive number of bytes, got {max_bytes!r:.40}")
+        raise RecordError(f"max_bytes must be a positive number of bytes, got {brief(max_bytes, 40)}")
     try:
         with open(path, "rb") as f:
             data = f.read(max_bytes + 1)
@@ -135,13 +136,13 @@ def _check_hand(h, i: int) -> None:
 def _int_in(value, field: str, lo: int, hi: int, none: bool = False) -> None:
     """``value`` must be an integer in ``lo..hi`` (a boolean or a float is not one), or None if ``none``."""
     if not (none and value is None) and not (_is_int(value) and lo <= value <= hi):
-        raise RecordError(f"{field} must be {'null or ' if none else ''}an integer in {lo}..{hi}, got {value!r:.40}")
+        raise RecordError(f"{field} must be {'null or ' if none else ''}an integer in {lo}..{hi}, got {brief(value, 40)}")
 
 
 def _check_result(res: dict, f: str) -> None:
     """Every stored result value of its exact type and in its range, before anything reads or compares it."""
     if res["contract"] not in CONTRACT_NAMES:
-        raise RecordError(f"{f}.contract must be one of {', '.join(CONTRACT_NAMES)}, got {res['contract']!r:.40}")
+        raise RecordError(f"{f}.contract must be one of {', '.join(CONTRACT_NAMES)}, got {brief(res['contract'], 40)}")
     _int_in(res["declarer"], f"{f}.declarer", 0, 3, none=True)
     _int_in(res["winner_team"], f"{f}.winner_team", 0, 1)
     _int_in(res["game_points"], f"{f}.game_points", 0, MAX_GAME_POINTS)
@@ -161,7 +162,7 @@ def check_record(rec: dict) -> None:
     if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
         raise RecordError(f"not a Cuatrola record: 'format' must be {RECORD_FORMAT!r}")
     if rec.get("version") != RECORD_VERSION or not _is_int(rec.get("version")):
-        raise RecordError(f"unsupported record version {rec.get('version')!r:.40} (this code reads {RECORD_VERSION})")
+        raise RecordError(f"unsupported record version {brief(rec.get('version'), 40)} (this code reads {RECORD_VERSION})")
     unknown = sorted(set(rec) - TOP_KEYS)
     if unknown:
         raise RecordError(f"unknown key(s) {unknown} (a record's keys are {', '.join(sorted(TOP_KEYS))})")
@@ -170,7 +171,7 @@ def check_record(rec: dict) -> None:
     except (TypeError, ValueError) as e:
         raise RecordError(f"bad 'rules': {e}") from None
     if rec.get("mode") not in ("hand", "match"):
-        raise RecordError(f"'mode' must be 'hand' or 'match', got {rec.get('mode')!r:.40}")
+        raise RecordError(f"'mode' must be 'hand' or 'match', got {brief(rec.get('mode'), 40)}")
     hands = rec.get("hands")
     if not isinstance(hands, list) or not hands:
         raise RecordError("'hands' must be a non-empty list")
@@ -202,7 +203,7 @@ def replay(rec: dict) -> list[dict]:
         stored = h.get("result")
         for key, value in (stored or {}).items():
             if got[key] != value:
-                raise RecordError(f"hands[{i}]: result {key!r} is {value!r:.60} in the record, {got[key]!r} on replay")
+                raise RecordError(f"hands[{i}]: result {key!r} is {brief(value, 60)} in the record, {got[key]!r} on replay")
         if rec["mode"] == "match":
             _check_match_continues(rec, i, got, match_over)
         results.append(got)
@@ -210,7 +211,7 @@ def replay(rec: dict) -> list[dict]:
         want = {"final_score": results[-1]["score_after"], "winner_team": results[-1]["winner_team"]}
         for key, value in want.items():
             if rec["match"][key] != value:
-                raise RecordError(f"match: {key!r} is {rec['match'][key]!r:.60} in the record, {value!r} on replay")
+                raise RecordError(f"match: {key!r} is {brief(rec['match'][key], 60)} in the record, {value!r} on replay")
     return results
 
 

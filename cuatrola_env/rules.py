@@ -23,6 +23,8 @@ from typing import Literal, Union
 
 import numpy as np
 
+from .cli import brief
+
 # --------------------------------------------------------------------------- cards
 NUM_SUITS = 4
 NUM_RANKS = 5
@@ -107,10 +109,10 @@ class Rules:
         if self.tie_rule not in ("last_trick", "mano"):
             raise ValueError(f"Rules.tie_rule must be 'last_trick' or 'mano', got {self.tie_rule!r}")
         if not isinstance(self.name, str) or not 0 < len(self.name) <= 64:
-            raise ValueError(f"Rules.name must be a name of 1 to 64 characters, got {self.name!r:.80}")
+            raise ValueError(f"Rules.name must be a name of 1 to 64 characters, got {brief(self.name, 80)}")
         target_is_int = isinstance(self.target, (int, np.integer)) and not isinstance(self.target, (bool, np.bool_))
         if not target_is_int or not 1 <= int(self.target) <= 1000:
-            raise ValueError(f"Rules.target must be an integer in 1..1000, got {self.target!r:.80}")
+            raise ValueError(f"Rules.target must be an integer in 1..1000, got {brief(self.target, 80)}")
         for f in ("overtake_when_trumped", "must_trump", "exact_target"):
             if not isinstance(getattr(self, f), (bool, np.bool_)):
                 raise ValueError(f"Rules.{f} must be a bool, got {getattr(self, f)!r}")

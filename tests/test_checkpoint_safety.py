@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import signal
 import subprocess
@@ -16,6 +17,7 @@ from helpers import refused
 torch = pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
+from agents import evaluation as evaluate  # noqa: E402
 from agents import training as train  # noqa: E402
 from agents.checkpoint import CheckpointError, read_checkpoint  # noqa: E402
 from agents.checkpoint import main as convert_main  # noqa: E402
@@ -299,3 +301,34 @@ def test_a_killed_checkpoint_write_leaves_no_temporary_file_behind(short_run, tm
     save_checkpoint(tmp_path / "checkpoint.pt", read_checkpoint(short_run))
     assert not stale.exists() and other.exists(), "only the checkpoint's own temporaries are removed"
     assert read_checkpoint(tmp_path / "checkpoint.pt")["step"] == 2048
+
+
+# --------------------------------------------------------------------------- a file's structure is bounded
+def shared_tree(levels: int = 28):
+    """A list of itself twice, ``levels`` times over: a few KB on disk, 2**levels leaves expanded."""
+    node = ["x" * 64]
+    for _ in range(levels):
+        node = [node, node]
+    return node
+
+
+BAD_STRUCTURES = {
+    "shared references": (shared_tree, "more than"),
+    "deep nesting": (lambda: functools.reduce(lambda inner, _: [inner], range(200), []), "deeper than"),
+    "a huge string": (lambda: "y" * (3 * 1024 * 1024), "a string of"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_STRUCTURES))
+@pytest.mark.parametrize("field", ["rules", "pending"])
+def test_a_file_of_unbounded_structure_is_refused_before_anything_walks_it(short_run, tmp_path, capsys, case, field):
+    """A tree of shared references (or a deep one, or one huge string) in any field: the evaluator and
+    the trainer refuse it in one line, at once, without expanding it."""
+    build, says = BAD_STRUCTURES[case]
+    bad = edited(short_run, tmp_path / "tree.pt", lambda ck: ck.update({field: build()}))
+    t0 = time.monotonic()
+    assert train.main(["--resume", bad]) == 2
+    assert refused(capsys, says)
+    assert evaluate.main([f"model:{bad}", "random", "--deals", "2", "--matches", "0", "--no-progress"]) == 2
+    assert refused(capsys, says)
+    assert time.monotonic() - t0 < 10, "refused before anything expanded it"

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import torch
 
+from cuatrola_env.cli import brief
 from cuatrola_env.observation import OBS_DIMS
 from cuatrola_env.rules import get_rules
 
@@ -61,7 +62,7 @@ class RunConfig:
             if kind is float and type(value) is int:
                 setattr(self, f.name, float(value))
             elif type(value) is not kind:
-                raise ValueError(f"config field {f.name} must be {kind.__name__}, got {value!r:.60}")
+                raise ValueError(f"config field {f.name} must be {kind.__name__}, got {brief(value, 60)}")
 
     def check(self) -> None:
         """``ValueError`` naming a field of every run that no run can start with (each algorithm

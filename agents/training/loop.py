@@ -14,7 +14,7 @@ import numpy as np
 import torch
 import yaml
 
-from cuatrola_env.cli import ArgumentParser
+from cuatrola_env.cli import ArgumentParser, brief
 
 from ..checkpoint import CheckpointError, read_checkpoint
 from ..parallel import ClusterError
@@ -97,7 +97,7 @@ def parse_config(argv=None) -> tuple[RunConfig, str | None, dict | None]:
         saved_name = ck["config"].get("algorithm", "ppo")
         algorithm = ALGORITHMS.get(saved_name)
         if algorithm is None:
-            raise CheckpointError(f"{a.resume}: its algorithm {saved_name!r:.40} is not one of {', '.join(ALGORITHMS)}")
+            raise CheckpointError(f"{a.resume}: its algorithm {brief(saved_name, 40)} is not one of {', '.join(ALGORITHMS)}")
         check_resume_fields(ck, a.resume, algorithm.resume_fields)
         saved = check_fields(ck, a.resume, algorithm.config, algorithm.later, _other_fields(algorithm))
         algorithm.check_checkpoint({**ck, "config": saved}, a.resume)

@@ -50,6 +50,7 @@ import numpy as np
 import torch
 from torch.utils.tensorboard import SummaryWriter
 
+from cuatrola_env.cli import brief
 from cuatrola_env.observation import OBS_VERSION
 from cuatrola_env.positions import Positions
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, NUM_TRICKS, Rules, get_rules
@@ -637,7 +638,7 @@ def check_checkpoint(ck: dict, path: str) -> None:
     if not isinstance(ck["pool"], list) or not all(isinstance(p, dict) for p in ck["pool"]):
         raise CheckpointError(f"{path}: field 'pool' must be the list of the run's past networks")
     if type(ck["labels"]) is not int or ck["labels"] < 0:
-        raise CheckpointError(f"{path}: field 'labels' must be a count of labels, got {ck['labels']!r:.40}")
+        raise CheckpointError(f"{path}: field 'labels' must be a count of labels, got {brief(ck['labels'], 40)}")
 
 
 def start(cfg: OracleConfig, resume: str | None, ck: dict | None, init: dict | None, run_name: str, run_dir: Path,

@@ -40,6 +40,7 @@ import numpy as np
 import torch
 from torch.utils.tensorboard import SummaryWriter
 
+from cuatrola_env.cli import brief
 from cuatrola_env.observation import OBS_VERSION, trick_number
 from cuatrola_env.rules import NUM_TRICKS, Rules, get_rules
 
@@ -95,7 +96,7 @@ def check(cfg: RefitConfig) -> None:
 def check_checkpoint(ck: dict, path: str) -> None:
     """:class:`CheckpointError` naming the first field of a refit checkpoint a run cannot resume from."""
     if type(ck["epoch"]) is not int or ck["epoch"] < 0:
-        raise CheckpointError(f"{path}: field 'epoch' must be a count of passes, got {ck['epoch']!r:.40}")
+        raise CheckpointError(f"{path}: field 'epoch' must be a count of passes, got {brief(ck['epoch'], 40)}")
 
 
 def window_paths(cfg: RefitConfig) -> list[Path]:

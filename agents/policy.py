@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -155,13 +156,45 @@ def check_graph(session, path: Path, obs_dim: int = OBS_DIM) -> None:
                                  f"{['N' if d is None else d for d in shape]}")
 
 
+#: the memory every ONNX session of this process may take for its weights and its inference in all
+#: (the shipped models take a few MB): a graph that asks for more fails at once instead of growing
+INFERENCE_MEMORY = 512 * 1024 * 1024
+#: the longest a graph may take on its probe of two observations at load (the shipped ones: under 1 ms)
+PROBE_SECONDS = 2.0
+_capped: list[bool] = []  # whether this process's capped allocator is registered
+
+
+def capped_session_options(ort, threads: int):
+    """Session options whose memory comes from one arena of at most :data:`INFERENCE_MEMORY` bytes,
+    shared by this process's sessions (registered once): a small graph that allocates gigabytes (a
+    constant of a huge shape, an outer product) is refused when it asks, not served."""
+    if not _capped:
+        info = ort.OrtMemoryInfo("Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0, ort.OrtMemType.DEFAULT)
+        ort.create_and_register_allocator(info, ort.OrtArenaCfg(INFERENCE_MEMORY, 0, -1, -1))
+        _capped.append(True)
+    opts = ort.SessionOptions()
+    opts.add_session_config_entry("session.use_env_allocators", "1")
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 4  # a refused graph is reported by the ModelError, not by onnxruntime's log
+    return opts
+
+
 def probe_graph(session, path: Path, obs_dim: int = OBS_DIM) -> None:
-    """Run the graph once on a batch of two observations: it must give (2, 24) float32 logits."""
+    """Run the graph once on a batch of two observations: it must give (2, 24) float32 logits, within
+    :data:`INFERENCE_MEMORY` and :data:`PROBE_SECONDS`."""
+    start = time.perf_counter()
     try:
         (out,) = session.run(["logits"], {"observation": np.zeros((2, obs_dim), np.float32),
                                           "action_mask": np.ones((2, NUM_ACTIONS), bool)})
     except Exception as e:  # noqa: BLE001 - onnxruntime's own error types
+        if "Available memory" in str(e) or "allocate" in str(e).lower():
+            raise ModelError(f"{path}: the graph asks for more memory than the {INFERENCE_MEMORY // 2**20} MB a model "
+                             "may take to play; refused") from None
         raise ModelError(f"{path}: the graph fails on a batch of observations: {_first_line(e)}") from None
+    if time.perf_counter() - start > PROBE_SECONDS:
+        raise ModelError(f"{path}: the graph takes {time.perf_counter() - start:.1f} s on 2 observations (at most "
+                         f"{PROBE_SECONDS:g} s); refused")
     if out.shape != (2, NUM_ACTIONS) or out.dtype != np.float32:
         raise ModelError(f"{path}: the graph gives {out.dtype} logits of shape {out.shape} for 2 observations, "
                          f"the bot needs float32 (2, {NUM_ACTIONS})")
@@ -205,9 +238,7 @@ class OnnxPolicy:
         if card["sha256"] != hashlib.sha256(data).hexdigest():
             raise ModelError(f"{path} does not match its card {path.with_suffix('.json')} (SHA-256 differs)")
         check_self_contained(data, path)
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
+        opts = capped_session_options(ort, threads)
         try:
             session = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
         except Exception as e:  # noqa: BLE001 - onnxruntime raises its own types for a bad graph

@@ -368,3 +368,44 @@ def test_a_model_card_with_an_absurd_number_is_a_model_error(onnx_model, tmp_pat
         path.with_suffix(".json").write_text(text.replace(f'"obs_version": {card["obs_version"]}', f'"obs_version": {bad}'))
         with pytest.raises(ModelError, match="not a valid model card"):
             Bot.load(path)
+
+
+def _memory_bomb(path: Path, obs_dim: int, kind: str) -> None:
+    """A graph of a few hundred bytes with the bot's inputs and outputs whose one intermediate tensor
+    takes gigabytes: a constant of a huge shape, or the outer product of two small vectors."""
+    from onnx import TensorProto, helper, save
+
+    nodes = [helper.make_node("Slice", ["observation", "st", "en", "ax"], ["head"]),
+             helper.make_node("Mul", ["head", "total"], ["logits"])]
+    inits = [helper.make_tensor("st", TensorProto.INT64, [1], [0]), helper.make_tensor("en", TensorProto.INT64, [1], [24]),
+             helper.make_tensor("ax", TensorProto.INT64, [1], [1])]
+    if kind == "constant of a huge shape":
+        inits.append(helper.make_tensor("shape", TensorProto.INT64, [2], [30000, 28000]))
+        nodes += [helper.make_node("ConstantOfShape", ["shape"], ["big"],
+                                   value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0]))]
+    else:  # a column of 30,000 ones (a Range) plus a row of them
+        inits += [helper.make_tensor(n, TensorProto.FLOAT, [], [v]) for n, v in (("zero", 0.0), ("n", 30000.0), ("one", 1.0))]
+        inits += [helper.make_tensor("col", TensorProto.INT64, [2], [-1, 1]),
+                  helper.make_tensor("row", TensorProto.INT64, [2], [1, -1])]
+        nodes += [helper.make_node("Range", ["zero", "n", "one"], ["r"]),
+                  helper.make_node("Reshape", ["r", "col"], ["c"]), helper.make_node("Reshape", ["r", "row"], ["w"]),
+                  helper.make_node("Add", ["c", "w"], ["big"])]
+    nodes.insert(-2, helper.make_node("ReduceSum", ["big"], ["total"], keepdims=0))
+    graph = helper.make_graph(nodes, "bomb", [helper.make_tensor_value_info("observation", TensorProto.FLOAT, ["N", obs_dim]),
+                                              helper.make_tensor_value_info("action_mask", TensorProto.BOOL, ["N", 24])],
+                              [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["N", 24])], initializer=inits)
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+
+
+@pytest.mark.parametrize("kind", ["constant of a huge shape", "outer product"])
+def test_a_small_graph_that_allocates_gigabytes_is_refused_at_load(onnx_model, tmp_path, kind):
+    from cuatrola_serve.bot import Bot, ModelError
+
+    path, card = _copy_model(onnx_model, tmp_path)
+    _memory_bomb(path, card["obs_dim"], kind)
+    _write_card(path, card)
+    assert path.stat().st_size < 1000
+    t0 = time.monotonic()
+    with pytest.raises(ModelError, match="more memory than"):
+        Bot.load(path)
+    assert time.monotonic() - t0 < 5

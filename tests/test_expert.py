@@ -487,3 +487,20 @@ def test_ctrl_c_while_labelling_is_acknowledged_and_honoured_within_seconds(tmp_
     (run,) = list(tmp_path.iterdir())
     ck = read_checkpoint(str(run / "checkpoint.pt"))
     assert ck["iteration"] == 0 and ck["data"] == []
+
+
+@pytest.mark.parametrize("shape, extra", [((2**40,), 16), ((3, 4), 47), ((3, 4), 49)],
+                         ids=["a header of 2**40 items", "a byte short", "a byte over"])
+def test_a_label_array_whose_header_does_not_match_its_bytes_is_refused_unread(tmp_path, shape, extra):
+    """A record's header names its shape: one that claims more (or other) bytes than the record holds is
+    refused before the reader allocates what the header says."""
+    import io
+    import zipfile
+
+    head = io.BytesIO()
+    np.lib.format.write_array_header_1_0(head, {"descr": "<u4", "fortran_order": False, "shape": shape})
+    bad = tmp_path / "claims.npz"
+    with zipfile.ZipFile(bad, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("deal.npy", head.getvalue() + bytes(extra))
+    with pytest.raises(train.CheckpointError, match="claims .* bytes of data and its record holds"):
+        labels.load_data(bad)

@@ -129,15 +129,36 @@ def load_data(path: Path) -> dict:
 
 def check_inflated_size(path: Path) -> None:
     """Refuse, before anything is inflated, a label file whose arrays would take more than
-    :data:`MAX_LABEL_BYTES` (a crafted archive of deflated zeros); what it declares bounds what it gives."""
+    :data:`MAX_LABEL_BYTES` (a crafted archive of deflated zeros); what it declares bounds what it gives.
+    Each array's header (its shape and type) must also describe exactly the bytes its record holds,
+    so that no header makes the reader allocate more than the file gives."""
     try:
         with zipfile.ZipFile(path) as z:
-            declared = sum(e.file_size for e in z.infolist())
+            entries = z.infolist()
+            declared = sum(e.file_size for e in entries)
+            if declared > MAX_LABEL_BYTES:
+                raise CheckpointError(f"{path} would inflate to {declared} bytes, more than a label file's "
+                                      f"{MAX_LABEL_BYTES}; refused unread")
+            for entry in entries:
+                with z.open(entry) as f:
+                    _check_array_header(f, entry, path)
+    except CheckpointError:
+        raise
     except (zipfile.BadZipFile, OSError, ValueError) as e:
-        raise CheckpointError(f"{path} is not a readable label file: {e}") from None
-    if declared > MAX_LABEL_BYTES:
-        raise CheckpointError(f"{path} would inflate to {declared} bytes, more than a label file's "
-                              f"{MAX_LABEL_BYTES}; refused unread")
+        raise CheckpointError(f"{path} is not a readable label file: {str(e)[:200]}") from None
+
+
+def _check_array_header(f, entry: zipfile.ZipInfo, path: Path) -> None:
+    """The ``.npy`` header of one record: its shape times its item size must be the bytes after it."""
+    version = np.lib.format.read_magic(f)
+    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, _, dtype = read(f, max_header_size=10_000)
+    if dtype.hasobject:
+        raise CheckpointError(f"{path}: array {entry.filename!r} holds objects; refused unread")
+    size = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    if size != entry.file_size - f.tell():
+        raise CheckpointError(f"{path}: array {entry.filename!r} claims {size} bytes of data and its record holds "
+                              f"{entry.file_size - f.tell()}; refused unread")
 
 
 #: per field of a label file: its dtype (integer fields may be any integer type), its shape after the row

@@ -5,8 +5,7 @@
 
 import sys
 
-from agents.evaluation import main
-from cuatrola_env.cli import run_main
+from cuatrola_rl.commands import launch
 
 if __name__ == "__main__":
-    sys.exit(run_main(main))
+    sys.exit(launch("cuatrola-eval"))

@@ -6,8 +6,7 @@
 
 import sys
 
-from agents.training import main
-from cuatrola_env.cli import run_main
+from cuatrola_rl.commands import launch
 
 if __name__ == "__main__":
-    sys.exit(run_main(main))
+    sys.exit(launch("cuatrola-train"))

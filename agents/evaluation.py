@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cuatrola_env.cli import ArgumentParser, run_main
+from cuatrola_env.cli import SEED, ArgumentParser, int_in, run_main
+from cuatrola_env.files import atomic_open, check_writable
 from cuatrola_env.game import Game
 from cuatrola_env.positions import random_deals
 from cuatrola_env.rules import CONTRACT_NAMES, get_rules
@@ -353,12 +354,30 @@ def draw_png(path: Path, names: list[str], results: list[dict], ratings: dict) -
     ax2.set_title("Bradley–Terry rating from match wins (±95%)", fontsize=10)
     ax2.axvline(0, color="k", lw=0.5)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with atomic_open(path, "wb") as f:
+        fig.savefig(f, dpi=110, format=path.suffix[1:].lower())
     plt.close(fig)
 
 
 # ----------------------------------------------------------------------------- main
 SUBCOMMANDS = {"compare": compare_main, "pool": pool_main}  #: ``evaluate.py compare|pool FILES``: agents.results
+
+
+def check_outputs(a) -> None:
+    """``--json`` and ``--png`` writable, and ``--png`` of a format the plotting library writes:
+    ``ValueError`` naming the flag, before any game is played."""
+    if a.json:
+        check_writable(a.json, "--json")
+    if a.png:
+        try:
+            from matplotlib.backend_bases import FigureCanvasBase
+        except ModuleNotFoundError:
+            raise ValueError("--png needs matplotlib, which is not installed: pip install 'cuatrola-rl[eval]'") from None
+        formats = FigureCanvasBase.get_supported_filetypes()
+        if a.png.suffix[1:].lower() not in formats:
+            raise ValueError(f"--png {a.png}: the picture's format comes from its suffix, one of "
+                             f"{', '.join('.' + f for f in sorted(formats))}")
+        check_writable(a.png, "--png")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -368,16 +387,16 @@ def main(argv: list[str] | None = None) -> int:
     p = ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("agents", nargs="+", help="two or more sides: agent specs, or SPEC+SPEC for a mixed partnership")
-    p.add_argument("--deals", type=int, default=2000,
+    p.add_argument("--deals", type=int_in(0), default=2000,
                    help="duplicate deals per pairing (each played twice); 0 with --matches for matches only (default: 2000)")
-    p.add_argument("--matches", type=int, default=None, help="duplicate matches per pairing (default: deals / 4)")
+    p.add_argument("--matches", type=int_in(0), default=None, help="duplicate matches per pairing (default: deals / 4)")
     p.add_argument("--rules", default="online", help="rules preset: online or traditional (default: online)")
-    p.add_argument("--target", type=int, default=None, help="match target (default: the preset's, 11)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents (default: 0)")
+    p.add_argument("--target", type=int_in(1, 1000), default=None, help="match target (default: the preset's, 11)")
+    p.add_argument("--seed", type=SEED, default=0, help="seed of the deals and the agents (default: 0)")
     p.add_argument("--json", type=Path, help="write the full results as JSON here")
     p.add_argument("--png", type=Path, help="draw the head-to-head table and ratings here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--workers", type=int, default=1,
+    p.add_argument("--workers", type=int_in(1), default=1,
                    help="parallel workers: 1 plays here; N > 1 starts a local Ray with N CPUs (the scale extra; default: 1)")
     p.add_argument("--ray-address", default=None, help="join a running Ray cluster instead (e.g. auto)")
     p.add_argument("--backend", choices=BACKENDS, default="auto",
@@ -391,7 +410,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.deals == 0 and not a.matches:
         p.error("--deals 0 plays matches only: give --matches N (at least 1)")
     try:
-        rules = get_rules(a.rules, **({"target": a.target} if a.target else {}))
+        check_outputs(a)
+        rules = get_rules(a.rules, **({} if a.target is None else {"target": a.target}))
         sides = {spec: Side.from_spec(spec, a.seed + 17 * i) for i, spec in enumerate(dict.fromkeys(a.agents))}
         runner = Runner(a.workers, a.ray_address, a.backend)
     except (ValueError, FileNotFoundError) as e:
@@ -432,7 +452,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         out = {"rules": rules.to_dict(), "seed": a.seed, "deals": a.deals, "matches": matches,
                "pairings": results, "ratings": ratings}
-        a.json.write_text(json.dumps(out, indent=1))
+        with atomic_open(a.json) as f:
+            f.write(json.dumps(out, indent=1))
     if a.png:
         if ratings is None:
             print("no PNG without matches (--matches 0)", file=sys.stderr)

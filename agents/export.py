@@ -18,6 +18,7 @@ actions are the same.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import sys
 import warnings
@@ -26,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from cuatrola_env.cli import ArgumentParser, run_main
+from cuatrola_env.cli import ArgumentParser, int_in, run_main
 from cuatrola_env.files import atomic_open
 from cuatrola_env.rules import NUM_ACTIONS
 from cuatrola_env.vector import VectorCuatrola
@@ -145,12 +146,20 @@ def main(argv=None) -> int:
     p = ArgumentParser(prog="python -m agents.export", description="Export a checkpoint's policy to ONNX.")
     p.add_argument("checkpoint", help="a checkpoint written by train.py")
     p.add_argument("--out", default="agents/models/cuatrola.onnx", help="ONNX file to write (the card goes beside it)")
-    p.add_argument("--check", type=int, default=10_000, help="observations for the parity check (0: skip)")
+    p.add_argument("--check", type=int_in(0), default=10_000, help="observations for the parity check (0: skip)")
     p.add_argument("--torch-out", help="also write a slim PyTorch checkpoint here (weights and config only)")
     a = p.parse_args(argv)
+    missing = [m for m in ("onnx", "onnxruntime") if importlib.util.find_spec(m) is None]
+    if missing:
+        print(f"error: the export needs {' and '.join(missing)}, which is not installed: pip install 'cuatrola-rl[export]'",
+              file=sys.stderr)
+        return 2
     try:
         card = export(a.checkpoint, a.out, a.check)
-    except (ValueError, RuntimeError) as e:
+    except ValueError as e:  # a checkpoint that does not fit (CheckpointError), a bad output
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except RuntimeError as e:  # the exported graph does not play as the network does
         print(f"error: {e}", file=sys.stderr)
         return 1
     if a.torch_out:

@@ -35,6 +35,12 @@ class PIMCAgent(Agent):
                  bid_margin: float = 0.0):
         if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
+        if bid_worlds is not None and bid_worlds < 1:
+            raise ValueError(f"bid_worlds must be at least 1, got {bid_worlds}")
+        if not 0 <= seconds < float("inf"):
+            raise ValueError(f"seconds must be a time budget of 0 (none) or more seconds, got {seconds}")
+        if not -1 <= bid_margin <= 1:
+            raise ValueError(f"bid_margin must be a share of the solved chance in [-1, 1], got {bid_margin}")
         self.worlds = worlds
         self.seconds = seconds
         self.bid_worlds = worlds if bid_worlds is None else bid_worlds

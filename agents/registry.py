@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import typing
 
 from .base import Agent
@@ -153,6 +154,9 @@ def _typed(cls, opts: dict[str, str], spec: str) -> dict:
             )
         try:
             out[key] = _parse_bool(value) if allowed[key] is bool else allowed[key](value)
+            if isinstance(out[key], float) and not math.isfinite(out[key]):
+                raise ValueError(value)
         except ValueError:
-            raise ValueError(f"option {key}={value!r} of {spec!r} must be {allowed[key].__name__}") from None
+            kind = "a finite number" if allowed[key] is float else allowed[key].__name__
+            raise ValueError(f"option {key}={value!r} of {spec!r} must be {kind}") from None
     return out

@@ -16,6 +16,7 @@ exit 2
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 DEBUG_FLAG = "--debug"
@@ -35,6 +36,47 @@ class ArgumentParser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+def int_in(low: int, high: int | None = None):
+    """An argparse ``type``: an integer from ``low`` to ``high`` (no bound above when ``None``). Out of
+    range, the command refuses it naming the flag (``error: argument --target: must be an integer in
+    1..1000, got 0``), so that every command checks a number where it is parsed, by one rule."""
+    span = f"in {low}..{high}" if high is not None else f"of at least {low}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid int value: {text[:40]!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be an integer {span}, got {value}")
+        return value
+
+    parse.__name__ = "int"
+    return parse
+
+
+def float_in(low: float, high: float = float("inf"), low_open: bool = False):
+    """An argparse ``type``: a finite number from ``low`` (excluded with ``low_open``) to ``high``;
+    NaN and infinities are refused like any number out of range, naming the flag."""
+    span = f"{'above' if low_open else 'at least'} {low:g}" + (f" and at most {high:g}" if high != float("inf") else "")
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid float value: {text[:40]!r}") from None
+        if not (math.isfinite(value) and (value > low if low_open else value >= low) and value <= high):
+            raise argparse.ArgumentTypeError(f"must be a finite number {span}, got {text[:40]}")
+        return value
+
+    parse.__name__ = "float"
+    return parse
+
+
+#: the seeds every command takes: non-negative 64-bit integers (NumPy's seeding takes no negative one)
+SEED = int_in(0, 2**63 - 1)
+
+
 def run_main(main, argv: list[str] | None = None) -> int:
     """``main(argv)``'s exit status; an exception it did not expect is one line on standard error and
     exit status 1, unless ``--debug`` is among the arguments (then the traceback, as Python prints it).
@@ -47,6 +89,12 @@ def run_main(main, argv: list[str] | None = None) -> int:
             raise
         print("interrupted", file=sys.stderr)
         return 130
+    except OSError as e:  # a file or device the command could not use: what and where, one line
+        if DEBUG_FLAG in argv:
+            raise
+        where = f": {e.filename}" if e.filename else ""
+        print(f"error: {e.strerror or e}{where}", file=sys.stderr)
+        return 1
     except Exception as e:  # the one place that turns any failure into a line
         if DEBUG_FLAG in argv:
             raise
@@ -99,4 +147,4 @@ def _put(text: str, out: list[str], budget: list[int]) -> None:
     budget[0] -= len(text)
 
 
-__all__ = ["ArgumentParser", "brief", "run_main"]
+__all__ = ["SEED", "ArgumentParser", "brief", "float_in", "int_in", "run_main"]

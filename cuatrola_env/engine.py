@@ -21,6 +21,7 @@ import numpy as np
 
 from . import bitboards as bb
 from . import core
+from .cli import brief
 from .core import BIDDING, DONE, NP, PLAYING
 from .rules import (
     CUATROLA,
@@ -249,10 +250,23 @@ _PER_HAND = tuple((f.name, f.fill) for f in FIELDS if f.reset == "hand")
 _PER_TRICK = tuple((f.name, f.fill) for f in FIELDS if f.reset == "trick")
 
 
+def check_seed(seed, name: str = "seed"):
+    """``seed`` if it is ``None`` or a non-negative integer (what every dealing RNG of the project is
+    seeded with), else ``ValueError`` naming it: a float, a boolean or a negative number is refused,
+    not rounded or reinterpreted."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"{name} must be None or a non-negative integer, got {brief(seed, 40)}")
+    return int(seed)
+
+
 def validate_score(score, rules: Rules, n: int) -> np.ndarray:
     """A match score given as (2,) or (n, 2) integers below the target, as (n, 2) int16."""
     if score is None:
         return np.zeros((n, 2), dtype=I16)
+    if any(isinstance(x, (bool, np.bool_)) for x in np.asarray(score, dtype=object).reshape(-1)):
+        raise ValueError(f"score must be integers (game points), got {brief(score, 40)}")
     arr = np.asarray(score)
     if arr.shape == (2,):
         arr = np.broadcast_to(arr, (n, 2))

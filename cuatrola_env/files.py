@@ -11,9 +11,11 @@ the target is left as it was.
 
 from __future__ import annotations
 
+import errno
 import glob
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,14 +33,57 @@ def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # the permissions open() would give, not mkstemp's private 0600
         with os.fdopen(fd, mode) as f:
             yield f
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
+        full = isinstance(e, Exception) and disk_full(e, path.parent)  # judged before the partial file is removed
         Path(tmp).unlink(missing_ok=True)
+        if full:
+            raise OSError(errno.ENOSPC, f"no space left on device while writing {path} (the file is left as it was; "
+                                        "free some space and run again)") from e
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: free bytes below which a failed write is taken to have filled the disk
+NEARLY_FULL = 1024 * 1024
+
+
+def disk_full(e: Exception, folder: Path) -> bool:
+    """Whether the failure ``e`` of a write in ``folder`` is a full disk: an ``ENOSPC`` (or ``EDQUOT``)
+    error, or any error (a library's own, which hides the cause) while the disk has almost no space left."""
+    if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    try:
+        return shutil.disk_usage(folder).free < NEARLY_FULL
+    except OSError:
+        return False
+
+
+def check_writable(path: str | os.PathLike, flag: str) -> Path:
+    """``path`` as a :class:`~pathlib.Path` once a file can be written there (its folder made if need
+    be, a temporary file created and removed), else :class:`ValueError` naming ``flag``: an output a
+    command cannot write is refused before its work starts, not after."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{flag} {path}: that is a folder; give a file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as e:
+        raise ValueError(f"{flag} {path}: cannot write there ({e.strerror or e})") from None
+    return path
 
 
 def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
@@ -80,4 +125,4 @@ def loads_bounded(text: str | bytes):
     return json.loads(text, parse_int=_bounded_int, parse_float=_finite_float, parse_constant=_no_constant)
 
 
-__all__ = ["atomic_open", "loads_bounded", "remove_stale_temporaries"]
+__all__ = ["atomic_open", "check_writable", "disk_full", "loads_bounded", "remove_stale_temporaries"]

@@ -51,7 +51,7 @@ class Game:
             raise ValueError(f"mode must be 'hand' or 'match', got {mode!r}")
         self.rules = get_rules(rules)
         self.mode = mode
-        self.single = SingleGame(self.rules, mode, np.random.default_rng(seed))
+        self.single = SingleGame(self.rules, mode, np.random.default_rng(engine.check_seed(seed)))
         self._mask: int | None = None
         self._hands: list[dict] = []
         self.reset(hands=hands, dealer=dealer, muestra=muestra, score=score)
@@ -63,6 +63,7 @@ class Game:
 
         Bad input raises ``ValueError`` naming the problem and leaves the game as it was.
         """
+        engine.check_seed(seed)
         sc = engine.validate_score(score, self.rules, 1)[0]
         if hands is not None or muestra is not None:
             if hands is None or dealer is None or muestra is None:

@@ -78,7 +78,7 @@ class CuatrolaGymEnv(gymnasium.Env):
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
         self.illegal_action = illegal_action
-        if not (seat == "random" or (isinstance(seat, (int, np.integer)) and 0 <= seat <= 3)):
+        if not (seat == "random" or (isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat <= 3)):
             raise ValueError(f"seat must be 0..3 or 'random', got {seat!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', got {render_mode!r}")

@@ -151,7 +151,7 @@ class VectorCuatrola:
         self._executor = ThreadPoolExecutor(self.num_threads) if self.num_threads > 1 else None
         self.last_results: dict[str, np.ndarray] = {}
         self._mask_cache = None
-        self._make_shards(seed)
+        self._make_shards(engine.check_seed(seed))
         self.reset()
 
     def get_state(self) -> dict:
@@ -219,7 +219,7 @@ class VectorCuatrola:
             if not np.issubdtype(d.dtype, np.integer) or ((d < 0) | (d > 3)).any():
                 raise ValueError(f"dealer must be seats in 0..3, got {dealer!r}")
             d = d.astype(np.int8)
-        if seed is not None:
+        if engine.check_seed(seed) is not None:
             self._make_shards(seed)
         if hands is not None:
             engine.start_hand(self.state, self._all, bb.from_cards(h), d, m)
@@ -312,11 +312,8 @@ class VectorCuatrola:
         a = np.asarray(actions)
         if a.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
-        if not np.issubdtype(a.dtype, np.integer):
-            if np.issubdtype(a.dtype, np.floating) and np.all(np.mod(a, 1) == 0):
-                a = a.astype(np.int64)
-            else:
-                raise ValueError(f"actions must be integers, got dtype {a.dtype}")
+        if not np.issubdtype(a.dtype, np.integer):  # floats (even whole ones) and booleans are another kind of data
+            raise ValueError(f"actions must be an array of integers (action ids), got dtype {a.dtype}")
         if not self.autoreset:
             over = self.over
             if over.all():

@@ -20,14 +20,45 @@ COMMANDS = {
 }
 
 
-def launch(command: str) -> int:
-    """Run ``command`` with the process's arguments: its exit status."""
+#: the extra of the distribution that installs each optional module a command may need
+EXTRA_OF = {
+    "torch": "train", "tensorboard": "train", "yaml": "train", "ray": "train",
+    "fastapi": "serve", "starlette": "serve", "pydantic": "serve", "uvicorn": "serve", "onnxruntime": "serve",
+    "numba": "eval", "tqdm": "eval", "matplotlib": "eval", "onnx": "export",
+}
+
+
+def missing_extra(command: str, e: ModuleNotFoundError) -> int:
+    """Exit status 2 and one line naming the extra that installs the module ``e`` did not find; ``e``
+    raised again when the module is none of an extra's (a broken installation, not a missing option)."""
+    root = (e.name or "").split(".")[0]
+    if root not in EXTRA_OF:
+        raise e
+    first = " (after pip install torch==2.13.0, the CPU build)" if root == "torch" else ""
+    print(f"{command}: error: this needs {root}, which is not installed: pip install 'cuatrola-rl[{EXTRA_OF[root]}]'"
+          f"{first}", file=sys.stderr)
+    return 2
+
+
+def launch(command: str, argv: list[str] | None = None) -> int:
+    """Run ``command`` with ``argv`` (default: the process's arguments): its exit status."""
     problem = foreign_agents()
     if problem:
         print(f"{command}: error: {problem}", file=sys.stderr)
         return 2
     module, function = COMMANDS[command]
-    return run_main(getattr(importlib.import_module(module), function))  # by name: the check must come first
+    try:
+        main = getattr(importlib.import_module(module), function)  # by name: the check must come first
+    except ModuleNotFoundError as e:
+        return missing_extra(command, e)
+
+    def main_naming_extras(args):
+        try:
+            return main(args)
+        except ModuleNotFoundError as e:  # an optional module imported as the command goes
+            return missing_extra(command, e)
+
+    return run_main(main_naming_extras, argv)
 
 
 def train() -> int:
@@ -46,4 +77,4 @@ def play() -> int:
     return launch("cuatrola-play")
 
 
-__all__ = ["COMMANDS", "evaluate", "launch", "play", "serve", "train"]
+__all__ = ["COMMANDS", "EXTRA_OF", "evaluate", "launch", "missing_extra", "play", "serve", "train"]

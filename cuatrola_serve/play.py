@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from agents.models import ONNX_MODEL
-from cuatrola_env.cli import ArgumentParser, run_main
+from cuatrola_env.cli import SEED, ArgumentParser, int_in, run_main
 from cuatrola_env.rules import CONTRACT_NAMES, action_name, card_name, get_rules
 
 from .bot import Bot
@@ -67,13 +67,13 @@ def describe_events(view: dict) -> list[str]:
 def main(argv=None, input_fn=input, print_fn=print) -> int:
     p = ArgumentParser(prog="cuatrola-play",
                                 description=__doc__.split("\n\n")[0] + " (also python -m cuatrola_serve.play)")
-    p.add_argument("--seat", type=int, default=0, help="your seat 0..3 (default 0)")
+    p.add_argument("--seat", type=int_in(0, 3), default=0, help="your seat 0..3 (default 0)")
     p.add_argument("--bots", default="expert,expert,expert", help="levels of the three other seats, in seat order")
     p.add_argument("--model", default=str(ONNX_MODEL),
                    help="ONNX model of the bots (default: the shipped one; 'none': baselines)")
     p.add_argument("--rules", default="online", help="rules preset: online or traditional")
-    p.add_argument("--target", type=int, default=None, help="match target (default: the preset's)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the deals and bots")
+    p.add_argument("--target", type=int_in(1, 1000), default=None, help="match target (default: the preset's)")
+    p.add_argument("--seed", type=SEED, default=None, help="seed of the deals and bots")
     a = p.parse_args(argv)
     levels = [x.strip() for x in a.bots.split(",")]
     if len(levels) != 3:

@@ -28,10 +28,12 @@ The server keeps every hidden hand: a game view carries only the human seat's ow
 from __future__ import annotations
 
 import dataclasses
+import errno
 import importlib.util
 import ipaddress
 import json
 import secrets
+import socket
 import sys
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -52,7 +54,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agents.models import ONNX_MODEL
-from cuatrola_env.cli import ArgumentParser, run_main
+from cuatrola_env.cli import ArgumentParser, float_in, int_in, run_main
 from cuatrola_env.rules import PRESETS, get_rules
 
 from .bot import LEVELS, Bot, BotStateError, replay_state, seat_state
@@ -350,7 +352,7 @@ def main(argv=None) -> int:
     p.add_argument("--model", default=str(ONNX_MODEL),
                    help="ONNX model with its card beside it (default: the shipped one; 'none': baselines)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--port", type=int_in(1, 65535), default=8000, help="port to listen on (default: 8000)")
     p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug", "trace"),
                    help="uvicorn's log level (default: warning)")
     p.add_argument("--trusted-proxy", action="append", default=[], metavar="CIDR",
@@ -366,23 +368,49 @@ def main(argv=None) -> int:
         if isinstance(f.default, bool):
             p.add_argument(flag, action="store_true", help=f.metadata["help"])
         else:
-            p.add_argument(flag, type=type(f.default), default=f.default, help=f"{f.metadata['help']} (default {f.default})")
+            kind = int_in(1) if isinstance(f.default, int) else float_in(0, low_open=True)
+            p.add_argument(flag, type=kind, default=f.default, help=f"{f.metadata['help']} (default {f.default})")
     a = p.parse_args(argv)
-    import uvicorn
-
     try:
         limits = ServiceLimits(**{f.name: getattr(a, f.name) for f in dataclasses.fields(ServiceLimits)})
         allow_open_files(limits.max_connections + FILES_BESIDE_CONNECTIONS)
         hosts = default_hosts(a.host) if a.allowed_host is None else tuple(a.allowed_host)
         app = create_app(None if a.model == "none" else a.model, limits, tuple(a.trusted_proxy), hosts, a.docs)
-    except ValueError as e:  # a bad limit or proxy, or a model that does not fit (ModelError): one line, no traceback
+        sock = listening_socket(a.host, a.port)
+    except ValueError as e:  # a bad limit, proxy, address or busy port, or a model that does not fit: one line
         print(f"error: {e}", file=sys.stderr)
-        return 1
+        return 2
     shown = f"[{a.host}]" if ":" in a.host else a.host
     print(f"serving on http://{shown}:{a.port}/ (the browser game; the API under /v1, health at /v1/health); "
           "Ctrl-C stops", file=sys.stderr, flush=True)
-    uvicorn.run(app, host=a.host, port=a.port, log_level=a.log_level, **uvicorn_options(limits, app.state.service.clients))
+    serve_on(sock, app, a.log_level, limits)
     return 0
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host``:``port``, or :class:`ValueError` saying why not (the port is taken,
+    the address is not this machine's) before the service says it is serving."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as e:
+        raise ValueError(f"--host {host}: not an address or name this machine resolves ({e.strerror})") from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as e:
+        sock.close()
+        busy = " (another program listens there: stop it, or choose another --port)" if e.errno == errno.EADDRINUSE else ""
+        raise ValueError(f"--host {host} --port {port}: {e.strerror}{busy}") from None
+    return sock
+
+
+def serve_on(sock: socket.socket, app, log_level: str, limits: ServiceLimits) -> None:
+    """Run the service on the bound ``sock`` until it is stopped (Ctrl-C or SIGTERM)."""
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level=log_level, **uvicorn_options(limits, app.state.service.clients))
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 def uvicorn_options(limits: ServiceLimits, clients: ClientAddresses | None = None) -> dict:

@@ -61,7 +61,7 @@ def test_no_entry_point_runs_code_from_a_malicious_checkpoint(malicious, tmp_pat
     assert refused(capsys, "could run code") and not marker.exists()
     assert train.main([*TINY, "--run-dir", str(tmp_path / "r"), "--init", str(evil)]) == 2
     assert refused(capsys, "could run code") and not marker.exists()
-    assert export_main([str(evil), "--out", str(tmp_path / "x.onnx"), "--check", "0"]) == 1
+    assert export_main([str(evil), "--out", str(tmp_path / "x.onnx"), "--check", "0"]) == 2
     assert not marker.exists()
 
 

@@ -10,7 +10,7 @@ import pytest
 CASES = [
     ("agents.training.loop", ["--rules", "tradtional"], "unknown rules preset"),
     ("agents.training.loop", ["--algorithm", "dqn"], "algorithm must be one of"),
-    ("agents.training.loop", ["--algorithm", "ppo", "--num-envs", "0"], "num_envs must be at least 1"),
+    ("agents.training.loop", ["--algorithm", "ppo", "--num-envs", "0"], "num_envs (--num-envs) must be at least 1"),
     ("agents.training.loop", ["--resume", "no/such/checkpoint.pt"], "no checkpoint or model file"),
     ("agents.training.loop", ["--init", "no/such/model.pt"], "no checkpoint or model file"),
     ("agents.training.loop", ["--seed", "one"], "invalid int value"),

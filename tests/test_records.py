@@ -244,6 +244,22 @@ def test_max_bytes_must_be_positive(tmp_path):
     for bad in ("-2", "0"):
         out = subprocess.run([sys.executable, "-m", "cuatrola_env.replay", str(path), "--max-bytes", bad],
                              capture_output=True, text=True, timeout=30)
-        assert out.returncode == 2 and "--max-bytes must be a positive" in out.stderr
+        assert out.returncode == 2 and "--max-bytes: must be an integer of at least 1" in out.stderr
     with pytest.raises(RecordError, match="max_bytes must be a positive"):
         load_record("/dev/zero", -2)
+
+
+@pytest.mark.parametrize("check", [[], ["--check"]])
+def test_a_record_with_a_card_in_two_hands_is_refused_in_print_mode_too(tmp_path, check):
+    """Printing describes only what replays: a deal that gives one card to two seats (or a play the
+    engine refuses) is exit status 2 and nothing on standard output."""
+    rec = random_record(5)
+    for name, edit in (("two hands", lambda r: r["hands"][0]["hands"][1].__setitem__(0, r["hands"][0]["hands"][0][0])),
+                       ("illegal play", lambda r: r["hands"][0]["actions"].__setitem__(0, 99))):
+        bad = copy.deepcopy(rec)
+        edit(bad)
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps(bad))
+        out = subprocess.run([sys.executable, "-m", "cuatrola_env.replay", str(path), *check],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 2 and out.stdout == "" and out.stderr.startswith("error: "), (name, out)

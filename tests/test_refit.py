@@ -97,7 +97,7 @@ def test_a_refitted_network_exports_and_its_card_says_the_late_heads_size(base, 
     (["--init", "agents/models/cuatrola_expert.pt", "--refit-windows", "nowhere/window.npz"],
      "label file nowhere/window.npz does not exist"),
     (["--init", "agents/models/cuatrola_expert.pt", "--refit-windows", "w.npz", "--late-layers", "0"],
-     "late_layers must be at least 1, got 0"),
+     "late_layers (--late-layers) must be at least 1, got 0"),
 ])
 def test_the_refit_refuses_what_no_run_can_start_with(flags, message, capsys, tmp_path):
     assert train.main(["--algorithm", "refit", "--run-dir", str(tmp_path), *flags]) == 2

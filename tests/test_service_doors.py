@@ -10,7 +10,7 @@ import time
 from contextlib import closing
 
 import pytest
-from helpers import running_server
+from helpers import free_port, running_server
 
 pytest.importorskip("fastapi")
 pytest.importorskip("onnxruntime")
@@ -274,10 +274,22 @@ def test_the_browser_asks_for_a_favicon_and_gets_one():
 
 
 def test_the_service_says_its_address_when_it_starts(monkeypatch, capsys):
-    import uvicorn
-
     from cuatrola_serve import serve
 
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)  # started, not served
-    assert serve.main(["--model", "none", "--port", "8123"]) == 0
-    assert "serving on http://127.0.0.1:8123/" in capsys.readouterr().err
+    bound = []
+    monkeypatch.setattr(serve, "serve_on", lambda sock, *args: bound.append(sock.getsockname()) or sock.close())
+    port = free_port()
+    assert serve.main(["--model", "none", "--port", str(port)]) == 0
+    assert f"serving on http://127.0.0.1:{port}/" in capsys.readouterr().err and bound == [("127.0.0.1", port)]
+
+
+def test_a_busy_port_is_one_line_before_anything_is_said(capsys):
+    from cuatrola_serve import serve
+
+    with closing(socket.socket()) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert serve.main(["--model", "none", "--port", str(port)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Address already in use" in err[0] and "serving on" not in err[0], err

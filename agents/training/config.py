@@ -9,6 +9,7 @@ reads presets (YAML), flags and checkpoints into the chosen one.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 
 import torch
@@ -63,21 +64,36 @@ class RunConfig:
                 setattr(self, f.name, float(value))
             elif type(value) is not kind:
                 raise ValueError(f"config field {f.name} must be {kind.__name__}, got {brief(value, 60)}")
+            if kind is float and not math.isfinite(getattr(self, f.name)):
+                raise ValueError(f"config field {f.name} ({flag(f.name)}) must be a finite number, got {value}")
 
     def check(self) -> None:
         """``ValueError`` naming a field of every run that no run can start with (each algorithm
         then checks its own: :attr:`Algorithm.check`)."""
         get_rules(self.rules)  # a clear error for a bad preset
-        if self.workers < 1:
-            raise ValueError(f"workers must be at least 1, got {self.workers}")
+        check_counts(self, "workers", "hidden", "layers", "torch_threads")
+        check_at_least(self, 0, "seed", "eval_every", "eval_deals")
+        for name in ("learning_rate", "max_grad_norm", "checkpoint_minutes"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} ({flag(name)}) must be above 0, got {getattr(self, name)}")
         learner_device(self.device)  # and for a device this machine lacks
+
+
+def flag(name: str) -> str:
+    """A config field's command-line flag."""
+    return "--" + name.replace("_", "-")
+
+
+def check_at_least(cfg: RunConfig, low: int, *names: str) -> None:
+    """``ValueError`` naming the first of the fields ``names`` below ``low``, and its flag."""
+    for name in names:
+        if getattr(cfg, name) < low:
+            raise ValueError(f"{name} ({flag(name)}) must be at least {low}, got {getattr(cfg, name)}")
 
 
 def check_counts(cfg: RunConfig, *names: str) -> None:
     """``ValueError`` naming the first of the fields ``names`` (counts: games, steps, epochs...) below 1."""
-    for name in names:
-        if getattr(cfg, name) < 1:
-            raise ValueError(f"{name} must be at least 1, got {getattr(cfg, name)}")
+    check_at_least(cfg, 1, *names)
 
 
 #: fields of every run that a resumed run may change: how long it runs, how it reports, where it runs
@@ -123,7 +139,7 @@ class Algorithm:
 
 
 def flags(fields) -> str:
-    return ", ".join("--" + f.replace("_", "-") for f in fields)
+    return ", ".join(flag(f) for f in fields)
 
 
 def resumed_config(kind: type, saved: dict, given: dict, resumable: tuple[str, ...], later: dict) -> RunConfig:
@@ -195,5 +211,6 @@ def read_init(cfg: RunConfig) -> dict:
     return widen_inputs(init["model"], OBS_DIMS[init["obs_version"]])
 
 
-__all__ = ["Algorithm", "FROM_COMMAND_LINE", "LATER_FIELDS", "NAMED_AGAIN", "RESUMABLE", "RunConfig", "check_counts",
-           "check_fields", "check_resume_fields", "flags", "learner_device", "option", "read_init", "resumed_config"]
+__all__ = ["Algorithm", "FROM_COMMAND_LINE", "LATER_FIELDS", "NAMED_AGAIN", "RESUMABLE", "RunConfig", "check_at_least",
+           "check_counts", "check_fields", "check_resume_fields", "flag", "flags", "learner_device", "option", "read_init",
+           "resumed_config"]

@@ -15,6 +15,7 @@ import torch
 import yaml
 
 from cuatrola_env.cli import ArgumentParser, brief
+from cuatrola_env.files import check_writable
 
 from ..checkpoint import CheckpointError, read_checkpoint
 from ..parallel import ClusterError
@@ -31,6 +32,8 @@ def main(argv=None) -> int:
         cfg, resume, ck = parse_config(argv)
         algorithm = ALGORITHMS[cfg.algorithm]
         init = algorithm.init_weights(read_init(cfg)) if cfg.init and not ck else None  # checked before anything is written
+        if ck is None:
+            check_writable(Path(cfg.run_dir) / cfg.exp_name, "--run-dir")
     except REFUSALS as e:
         return _refuse(e)
     try:

@@ -83,3 +83,29 @@ def test_the_readmes_engine_example_runs_as_written():
     namespace: dict = {}
     exec(compile(engine, "README.md", "exec"), namespace)  # noqa: S102 - the project's own README
     assert namespace["env"].num_envs == 4096
+
+
+def test_the_readmes_evaluate_commands_use_only_files_a_reader_has(tmp_path):
+    """Every ``python evaluate.py`` line of the README, run in order as written (smaller: 20 deals,
+    no workers), in a copy of its working folder: ``compare a.json b.json`` finds the files the lines
+    before it wrote, and ``examples.my_agents:HighCard`` is the shipped example."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    pytest.importorskip("numba")
+    text = (ROOT / "README.md").read_text()
+    lines = [line.split("  #")[0].strip() for line in re.findall(r"^python evaluate\.py .*$", text, flags=re.M)]
+    assert any("compare a.json b.json" in line for line in lines) and any("examples.my_agents" in line for line in lines)
+    shutil.copy(ROOT / "evaluate.py", tmp_path)
+    for line in lines:
+        args = line.split()[2:]
+        args = [("20" if prev == "--deals" else a) for prev, a in zip(["", *args[:-1]], args, strict=True)]
+        if "--workers" in args or "pimc:" in " ".join(args):
+            continue  # the same code on more processes; PIMC compiles its solver for a minute
+        if args[0] not in ("compare", "pool"):
+            args.append("--no-progress")
+        out = subprocess.run([sys.executable, "evaluate.py", *args], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert out.returncode == 0, (line, out.stderr[-500:])

@@ -85,6 +85,20 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, opts
 
 
+def spec_names_outside(spec) -> bool:
+    """Whether the agent spec ``spec`` (``A+B`` partnerships too) names anything outside this package:
+    code to import (a plug-in), or a file (``model:PATH``, a ``path=`` option, an ``opponent=`` that
+    does); an unparsable spec counts as one that does."""
+    for part in str(spec).split("+"):
+        try:
+            name, opts = parse_spec(part)
+        except ValueError:
+            return True
+        if name == "model" or ":" in name or "path" in opts or ("opponent" in opts and spec_names_outside(opts["opponent"])):
+            return True
+    return False
+
+
 def is_plugin(spec) -> bool:
     """Whether ``spec`` names a plug-in (code to import) rather than one of :data:`AGENTS`."""
     try:

@@ -332,3 +332,13 @@ def test_a_file_of_unbounded_structure_is_refused_before_anything_walks_it(short
     assert evaluate.main([f"model:{bad}", "random", "--deals", "2", "--matches", "0", "--no-progress"]) == 2
     assert refused(capsys, says)
     assert time.monotonic() - t0 < 10, "refused before anything expanded it"
+
+
+@pytest.mark.parametrize("spec, names", [("heuristic", False), ("pimc:worlds=2", False), ("bot:level=strong", False),
+                                         ("heuristic+random", False), ("model:runs/x.pt", True), ("planted:Agent", True),
+                                         ("bot:path=/tmp/m.onnx", True), ("heuristic+model:x.pt", True)])
+def test_only_an_opponent_that_names_a_file_or_code_must_be_named_again(spec, names):
+    from agents.training.config import names_something
+
+    assert names_something("opponent", spec, "heuristic") is names
+    assert names_something("then", "", "finetune") is False and names_something("then", "x.yaml", "") is True

@@ -290,7 +290,7 @@ def test_decisions_the_labels_value_alike_leave_the_policy_alone():
 @pytest.mark.parametrize("field,value,message", [
     ("label_bids", "vote", "label_bids must be one of solver, rollout, policy, none"),
     ("label_pimc_frac", 1.5, "label_pimc_frac must be a share"),
-    ("label_pimc_worlds", 0, "label_pimc_worlds (--label-pimc-worlds) must be at least 1"),
+    ("label_pimc_worlds", 0, r"label_pimc_worlds \(--label-pimc-worlds\) must be at least 1"),
     ("label_from_trick", 5, "label_from_trick must be a trick from 0 to 4")])
 def test_expert_config_names_a_bad_labelling_field(field, value, message):
     with pytest.raises(ValueError, match=message):

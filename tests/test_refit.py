@@ -76,7 +76,9 @@ def test_the_refitted_head_comes_closer_to_its_labels(base, tmp_path):
 def test_a_refit_stopped_and_resumed_ends_as_the_uninterrupted_one(base, tmp_path):
     whole = refit(base, tmp_path / "whole", "--refit-epochs", "3")
     part = refit(base, tmp_path / "part", "--refit-epochs", "1")
-    assert train.main(["--resume", str(part), "--refit-epochs", "3"]) == 0
+    windows = f"{base[1]},{base[1]}"
+    assert train.main(["--resume", str(part), "--refit-epochs", "3"]) == 2, "label files are named again on resume"
+    assert train.main(["--resume", str(part), "--refit-epochs", "3", "--refit-windows", windows]) == 0
     a, b = read_checkpoint(str(whole)), read_checkpoint(str(part))
     assert b["epoch"] == 3
     assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])

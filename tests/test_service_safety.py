@@ -291,7 +291,7 @@ def test_a_model_that_does_not_fit_stops_start_up_with_one_line(onnx_model, tmp_
         make()
         with pytest.raises(ModelError, match=message):
             Bot.load(path)
-        assert main(["--model", str(path)]) == 1
+        assert main(["--model", str(path)]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("error: ") and "\n" not in err and message in err
 

@@ -36,7 +36,7 @@ def test_export_refuses_a_bad_checkpoint(tmp_path):
     from agents.export import main
 
     (tmp_path / "x.pt").write_text("not a checkpoint")
-    assert main([str(tmp_path / "x.pt"), "--out", str(tmp_path / "x.onnx")]) == 1
+    assert main([str(tmp_path / "x.pt"), "--out", str(tmp_path / "x.onnx")]) == 2
 
 
 # --------------------------------------------------------------------------- the bot

@@ -20,6 +20,7 @@ from cuatrola_env.rules import get_rules
 
 from ..checkpoint import CheckpointError, read_checkpoint
 from ..network import widen_inputs
+from ..registry import spec_names_outside
 
 
 def option(default, help: str):
@@ -72,8 +73,8 @@ class RunConfig:
         then checks its own: :attr:`Algorithm.check`)."""
         get_rules(self.rules)  # a clear error for a bad preset
         check_counts(self, "workers", "hidden", "layers", "torch_threads")
-        check_at_least(self, 0, "seed", "eval_every", "eval_deals")
-        for name in ("learning_rate", "max_grad_norm", "checkpoint_minutes"):
+        check_at_least(self, 0, "seed", "eval_every", "eval_deals", "learning_rate")  # a zero rate: a run that moves nothing
+        for name in ("max_grad_norm", "checkpoint_minutes"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} ({flag(name)}) must be above 0, got {getattr(self, name)}")
         learner_device(self.device)  # and for a device this machine lacks
@@ -103,10 +104,19 @@ RESUMABLE = ("checkpoint_minutes", "eval_every", "eval_deals", "torch_threads", 
 #: command line only, else a local Ray)
 FROM_COMMAND_LINE = ("ray_address",)
 
-#: config fields that name a file to read, a config to run next, code to import or a host: on resume,
-#: a checkpoint's value other than the field's default is taken only when the command line names
-#: it again (a file handed over never chooses them)
+#: config fields that may name a file to read, a config to run next, code to import or a host: on
+#: resume, a checkpoint's value that names one (:func:`names_something`) is taken only when the
+#: command line names it again (a file handed over never chooses them)
 NAMED_AGAIN = ("then", "opponent", "refit_windows", "expert_data")
+
+
+def names_something(field: str, value, default) -> bool:
+    """Whether a saved ``value`` of the :data:`NAMED_AGAIN` field ``field`` names something outside the
+    code: not empty, not the field's default, and, for an agent spec, one that names a file or a
+    module (a plug-in, ``model:PATH``, a ``path=`` option); ``pimc:worlds=2`` names nothing."""
+    if value in ("", default):
+        return False
+    return spec_names_outside(value) if field == "opponent" else True
 
 #: fields added after checkpoints were first written, with the value every older run had
 LATER_FIELDS = {"algorithm": "ppo", "device": "auto", "workers": 1, "ray_address": "", "then": ""}
@@ -148,8 +158,8 @@ def resumed_config(kind: type, saved: dict, given: dict, resumable: tuple[str, .
     in silence. ``later``: fields added after a checkpoint was written, with the value its run had."""
     saved = {**later, **saved, **{k: later[k] for k in FROM_COMMAND_LINE}}
     defaults = {f.name: f.default for f in dataclasses.fields(kind)}
-    unconfirmed = sorted(k for k in NAMED_AGAIN if k in defaults and saved.get(k, defaults[k]) != defaults[k]
-                         and k not in given)
+    unconfirmed = sorted(k for k in NAMED_AGAIN if k in defaults and k not in given
+                         and names_something(k, saved.get(k, defaults[k]), defaults[k]))
     if unconfirmed:
         names = ", ".join(f"--{k.replace('_', '-')} {_brief(saved[k])}" for k in unconfirmed)
         raise CheckpointError(f"the checkpoint's run names a file, code or host to use ({names}), and a file never "
@@ -212,5 +222,5 @@ def read_init(cfg: RunConfig) -> dict:
 
 
 __all__ = ["Algorithm", "FROM_COMMAND_LINE", "LATER_FIELDS", "NAMED_AGAIN", "RESUMABLE", "RunConfig", "check_at_least",
-           "check_counts", "check_fields", "check_resume_fields", "flag", "flags", "learner_device", "option", "read_init",
-           "resumed_config"]
+           "check_counts", "check_fields", "check_resume_fields", "flag", "flags", "learner_device", "names_something", "option",
+           "read_init", "resumed_config"]

@@ -209,7 +209,6 @@ async def _slow_body(reader, writer) -> bytes:
 
 async def _pipelining(reader, writer) -> bytes:
     """6,000 requests in one write, and never a read (until the server closes the connection)."""
-    writer.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     writer.write(PIPELINED)
     await asyncio.sleep(3600)
     return b""
@@ -223,7 +222,12 @@ async def _hold_one(port: int, source: str, attack, reopen: float, stats: Counte
     an eviction)."""
     while True:
         try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window, set before connecting
+            sock.bind((source, 0))
+            sock.setblocking(False)
+            await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
+            reader, writer = await asyncio.open_connection(sock=sock)
             stats["opened"] += 1
             got = await attack(reader, writer)
             stats["refused" if got.startswith(b"HTTP/1.1 503") else "closed"] += 1

@@ -41,6 +41,7 @@ import multiprocessing
 import os
 import re
 import secrets
+import socket
 import threading
 import time
 from collections import OrderedDict
@@ -239,25 +240,32 @@ class RequestGuard:
     def __init__(self, app, max_body: int, body_timeout: float):
         self.app, self.max_body, self.body_timeout = app, max_body, body_timeout
 
+    async def _read_body(self, receive) -> bytes | None:
+        """The whole body, or its first bytes past ``max_body``; ``None`` if the client disconnects."""
+        parts, size, more = [], 0, True
+        while more and size <= self.max_body:
+            msg = await receive()
+            if msg["type"] == "http.disconnect":
+                return None
+            parts.append(msg.get("body", b""))
+            size += len(parts[-1])
+            more = msg.get("more_body", False)
+        return b"".join(parts)
+
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH"):
             return await self.app(scope, receive, send)
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body):
             return await send_json_answer(send, 413, f"request body larger than {self.max_body} bytes")
-        deadline = time.monotonic() + self.body_timeout
-        body, more = b"", True
-        while more:  # read the whole body, up to the limits
-            try:
-                msg = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
-            except asyncio.TimeoutError:
-                return await send_json_answer(send, 408, f"the request body did not arrive within {self.body_timeout:g} s")
-            if msg["type"] == "http.disconnect":
-                return None
-            body += msg.get("body", b"")
-            more = msg.get("more_body", False)
-            if len(body) > self.max_body:
-                return await send_json_answer(send, 413, f"request body larger than {self.max_body} bytes")
+        try:  # one deadline for the whole body (not a timer per message: a slow body sends many)
+            body = await asyncio.wait_for(self._read_body(receive), self.body_timeout)
+        except asyncio.TimeoutError:
+            return await send_json_answer(send, 408, f"the request body did not arrive within {self.body_timeout:g} s")
+        if body is None:  # the client left
+            return None
+        if len(body) > self.max_body:
+            return await send_json_answer(send, 413, f"request body larger than {self.max_body} bytes")
         replayed = False
 
         async def replay():
@@ -273,6 +281,24 @@ class RequestGuard:
 #: bytes handed to the HTTP parser at a time: a read holding thousands of pipelined requests is
 #: parsed a slice at a time, so no more than ``pipeline_depth`` (plus one slice's worth) are queued
 FEED_SLICE = 512
+
+
+#: bytes of answers the service keeps for a client that has not read them (the kernel's send buffer
+#: and the transport's own); beyond, answering that connection waits until the client reads
+ANSWERS_AHEAD = 64 * 1024
+
+
+def _bound_answers_ahead(transport) -> None:
+    """Cap what one connection's unread answers may hold: the socket's send buffer (which loopback
+    and fast links would otherwise grow to megabytes, letting a client that never reads have
+    thousands of pipelined requests answered) and the transport's write buffer."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, ANSWERS_AHEAD)
+        except OSError:
+            pass
+    transport.set_write_buffer_limits(high=ANSWERS_AHEAD)
 
 
 def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddresses | None = None) -> type:
@@ -311,6 +337,7 @@ def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddre
 
         def connection_made(self, transport):
             super().connection_made(transport)
+            _bound_answers_ahead(transport)
             self._peer = self.client[0] if self.client else "unknown"
             open_by_peer[self._peer] = open_by_peer.get(self._peer, 0) + 1
             if open_by_peer[self._peer] > limits.connections_per_client and not clients.is_trusted(self._peer):

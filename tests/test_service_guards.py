@@ -115,6 +115,27 @@ def test_pipelined_requests_are_still_answered_in_order():
     assert statuses == [200, 404, 200] * 5
 
 
+@pytest.mark.parametrize("path", [b"/v1/health", b"/static/app.js"])
+def test_a_client_that_never_reads_has_only_a_bounded_number_of_answers_computed(path):
+    """Answers a client has not read are bounded in bytes (the send buffer), so a connection that
+    pipelines thousands of requests and reads none costs the service a few hundred answers, not all."""
+    app = create_app(None)
+    answered = []
+
+    async def counting(scope, receive, send):
+        answered.append(scope.get("path"))
+        return await app(scope, receive, send)
+
+    limits = ServiceLimits()
+    with running_server(counting, **uvicorn_options(limits)) as port:
+        sock = pipelining_client(port, "127.0.0.12", b"GET " + path + b" HTTP/1.1\r\nHost: localhost\r\n\r\n", 6000)
+        try:
+            time.sleep(2.0)
+            assert len(answered) < 1500, f"{len(answered)} of 6,000 answered to a client that reads nothing"
+        finally:
+            sock.close()
+
+
 @needs_proc
 @pytest.mark.parametrize("client", ["pipelines 2,000 requests and never reads", "sends its body a byte at a time"])
 def test_no_client_holds_a_shutdown(client):

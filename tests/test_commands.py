@@ -41,7 +41,7 @@ CASES = [
     ("agents.training.loop", ["--layers", "0"], "layers (--layers) must be at least 1, got 0"),
     ("agents.training.loop", ["--seed", "-1"], "seed (--seed) must be at least 0, got -1"),
     ("agents.training.loop", ["--learning-rate", "nan"], "learning_rate (--learning-rate) must be a finite number"),
-    ("agents.training.loop", ["--learning-rate", "-0.1"], "learning_rate (--learning-rate) must be above 0"),
+    ("agents.training.loop", ["--learning-rate", "-0.1"], "learning_rate (--learning-rate) must be at least 0"),
     # outputs checked before any work
     ("agents.evaluation", ["heuristic", "random", "--json", "/proc/nope/out.json"], "--json /proc/nope/out.json: cannot write"),
     ("agents.evaluation", ["heuristic", "random", "--png", "table.jpgx"], "--png table.jpgx: the picture's format comes"),

@@ -341,3 +341,21 @@ def test_dealer_edge_counts_la_manos_team_which_loses_to_the_dealers():
     x = dealer_edge.manos_team_points(str(ROOT / "agents/models/cuatrola.pt"), 2000, "online", seed=1, greedy=False)
     assert x.shape == (2000,) and set(np.abs(x).tolist()) <= {1.0, 2.0, 4.0, 5.0}
     assert x.mean() < -0.2
+
+
+def test_a_run_trains_to_the_match_target_it_is_given(tmp_path, capsys):
+    """``--target 5`` (the online game's short match): the run's rules and its checkpoint record
+    target 5, and the oracle's pre-hand scores are drawn below it; a target out of range is refused."""
+    from agents.training.config import run_rules
+    from agents.training.oracle import _match_scores
+
+    assert train.main(["--config", "tiny", "--target", "5", "--eval-every", "0", "--run-dir", str(tmp_path)]) == 0
+    ck = read_checkpoint(str(only_run(tmp_path) / "checkpoint.pt"))
+    assert ck["rules"]["target"] == 5 and ck["config"]["target"] == 5
+    cfg, _, _ = train.parse_config(["--config", "tiny", "--rules", "traditional", "--target", "21"])
+    rules = run_rules(cfg)
+    assert (rules.name, rules.target) == ("traditional", 21)
+    scores = _match_scores(2000, run_rules(train.parse_config(["--target", "5"])[0]), np.random.default_rng(0))
+    assert scores.max() == 4 and scores.min() == 0
+    assert train.main(["--config", "tiny", "--target", "1001", "--run-dir", str(tmp_path / "x")]) == 2
+    assert refused(capsys, "target (--target) must be a match target in 1..1000")

@@ -16,7 +16,7 @@ import torch
 
 from cuatrola_env.cli import brief
 from cuatrola_env.observation import OBS_DIMS
-from cuatrola_env.rules import get_rules
+from cuatrola_env.rules import Rules, get_rules
 
 from ..checkpoint import CheckpointError, read_checkpoint
 from ..network import widen_inputs
@@ -37,6 +37,8 @@ class RunConfig:
     exp_name: str = option("cuatrola_ppo", "run name prefix: runs/<exp_name>_<seed>_<time>")
     seed: int = option(1, "seed of torch, numpy and the deals")
     rules: str = option("online", "rules preset: online or traditional")
+    target: int = option(0, "match target: game points that win a match, 1..1000 (0: the preset's own, 11 online); "
+                            "the scores before each trained hand are drawn below it")
     learning_rate: float = option(5e-4, "Adam learning rate")
     max_grad_norm: float = option(0.5, "gradient clipping")
     hidden: int = option(128, "hidden units per layer")
@@ -71,13 +73,20 @@ class RunConfig:
     def check(self) -> None:
         """``ValueError`` naming a field of every run that no run can start with (each algorithm
         then checks its own: :attr:`Algorithm.check`)."""
-        get_rules(self.rules)  # a clear error for a bad preset
+        run_rules(self)  # a clear error for a bad preset or target
         check_counts(self, "workers", "hidden", "layers", "torch_threads")
         check_at_least(self, 0, "seed", "eval_every", "eval_deals", "learning_rate")  # a zero rate: a run that moves nothing
         for name in ("max_grad_norm", "checkpoint_minutes"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} ({flag(name)}) must be above 0, got {getattr(self, name)}")
         learner_device(self.device)  # and for a device this machine lacks
+
+
+def run_rules(cfg: RunConfig) -> Rules:
+    """The rules a run trains under: its preset, with its match target when it sets one."""
+    if not 0 <= cfg.target <= 1000:
+        raise ValueError(f"target (--target) must be a match target in 1..1000, or 0 for the preset's, got {cfg.target}")
+    return get_rules(cfg.rules, **({"target": cfg.target} if cfg.target else {}))
 
 
 def flag(name: str) -> str:
@@ -119,7 +128,7 @@ def names_something(field: str, value, default) -> bool:
     return spec_names_outside(value) if field == "opponent" else True
 
 #: fields added after checkpoints were first written, with the value every older run had
-LATER_FIELDS = {"algorithm": "ppo", "device": "auto", "workers": 1, "ray_address": "", "then": ""}
+LATER_FIELDS = {"algorithm": "ppo", "device": "auto", "workers": 1, "ray_address": "", "then": "", "target": 0}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -223,4 +232,4 @@ def read_init(cfg: RunConfig) -> dict:
 
 __all__ = ["Algorithm", "FROM_COMMAND_LINE", "LATER_FIELDS", "NAMED_AGAIN", "RESUMABLE", "RunConfig", "check_at_least",
            "check_counts", "check_fields", "check_resume_fields", "flag", "flags", "learner_device", "names_something", "option",
-           "read_init", "resumed_config"]
+           "read_init", "resumed_config", "run_rules"]

@@ -55,7 +55,7 @@ from torch.utils.tensorboard import SummaryWriter
 
 from cuatrola_env.game import Game
 from cuatrola_env.observation import OBS_DIM, OBS_VERSION, OFFSETS, trick_number
-from cuatrola_env.rules import NUM_ACTIONS, NUM_TRICKS, Rules, get_rules
+from cuatrola_env.rules import NUM_ACTIONS, NUM_TRICKS, Rules
 
 from ..base import seat_view
 from ..checkpoint import CheckpointError, save_checkpoint
@@ -63,7 +63,7 @@ from ..network import PolicyValueNet
 from ..parallel import Runner, Stopped
 from ..pimc import PIMCAgent
 from ..search import BID_VALUATIONS, SearchAgent
-from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
+from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option, run_rules
 from .fitting import minibatch_passes, renamed_suits, soft_cross_entropy, soft_targets, with_weights
 from .labels import MAX_DECISIONS, LabelStore, copy_given_data, hand_tasks, label_in_tasks, save_data
 from .report import evaluate_policy, interval
@@ -137,7 +137,7 @@ def network(hidden: int, layers: int, weights: dict | None = None) -> PolicyValu
 
 
 # ----------------------------------------------------------------------------- labelling (on the workers)
-def label_hands(weights: dict, shape: tuple[int, int], rules: str, options: dict, seed: int, hands: int) -> dict:
+def label_hands(weights: dict, shape: tuple[int, int], rules: str | dict, options: dict, seed: int, hands: int) -> dict:
     """Play ``hands`` hands of matches with the network in all seats and label every decision
     with more than one legal action by the search. ``options``: ``worlds``, ``bid_worlds``,
     ``candidates``, ``infer``, ``infer_play`` (below 0: ``infer``), ``temperature``, ``margin`` (a
@@ -244,7 +244,7 @@ def label(runner: Runner, net: PolicyValueNet, cfg: ExpertConfig, iteration: int
                "bids": "solver" if rollout else cfg.label_bids, "pimc_frac": cfg.label_pimc_frac,
                "pimc_worlds": cfg.label_pimc_worlds, "tau": cfg.tau, "from_trick": cfg.label_from_trick}
     split = hand_tasks(cfg.expert_hands, cfg.label_per_task, cfg.seed, iteration)
-    tasks = [(weights, (cfg.hidden, cfg.layers), cfg.rules, options, seed, n) for seed, n in split]
+    tasks = [(weights, (cfg.hidden, cfg.layers), run_rules(cfg).to_dict(), options, seed, n) for seed, n in split]
     return label_in_tasks(runner, label_hands, tasks, [n for _, n in split], f"labelling {iteration}", stop,
                           postfix)
 
@@ -311,7 +311,7 @@ def run(cfg: ExpertConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
         iteration: int, files: list[str], stop: dict, evaluate) -> tuple[int, list[str]]:
     """Iterations from ``iteration`` up to ``cfg.expert_iterations``, a checkpoint after each;
     returns the iterations done and the run's label files (relative to ``run_dir``)."""
-    rules = get_rules(cfg.rules)
+    rules = run_rules(cfg)
     writer = SummaryWriter(str(run_dir))
     writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
     store = LabelStore(run_dir, rules)

@@ -68,7 +68,8 @@ def train(algorithm: Algorithm, cfg: RunConfig, resume: str | None, ck: dict | N
 def next_stage(cfg: RunConfig, run_dir: Path) -> list[str]:
     """The arguments of the stage after the run in ``run_dir`` (``cfg.then``): its preset, started from
     the run's final network, with the run's rules, seed, network size, runs folder and cluster."""
-    argv = ["--config", cfg.then, "--init", str(run_dir / "checkpoint.pt"), "--rules", cfg.rules, "--seed", str(cfg.seed),
+    argv = ["--config", cfg.then, "--init", str(run_dir / "checkpoint.pt"), "--rules", cfg.rules, "--target", str(cfg.target),
+            "--seed", str(cfg.seed),
             "--hidden", str(cfg.hidden), "--layers", str(cfg.layers), "--run-dir", str(run_dir.parent)]
     return argv + (["--ray-address", cfg.ray_address] if cfg.ray_address else [])
 

@@ -65,7 +65,7 @@ from ..pimc import PIMCAgent
 from ..player import PolicyPlayer
 from ..policy import policy_for
 from ..search import SearchAgent
-from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
+from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option, run_rules
 from .fitting import minibatch_passes, renamed_suits, soft_cross_entropy, soft_targets, with_weights
 from .labels import (
     HAND_FIELDS,
@@ -249,7 +249,7 @@ def _greedy(net: PolicyValueNet, pos: Positions, live: np.ndarray, bits: np.ndar
     return logits.argmax(-1).numpy()
 
 
-def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rules: str, options: dict, seed: int,
+def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rules: str | dict, options: dict, seed: int,
                    hands: int) -> dict:
     """Play ``hands`` hands at once, every decision with more than one legal action labelled on the
     actual deal. ``options``: ``temperature``, ``heuristic_frac``, ``pimc_frac``, ``pimc_worlds``, ``past_frac``,
@@ -510,7 +510,7 @@ def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConf
     options = play_options(cfg)
     split = hand_tasks(cfg.oracle_hands, cfg.oracle_per_task, cfg.seed, iteration)
     past = [pool[int(rng.integers(len(pool)))] if pool and cfg.oracle_past_frac > 0 else None for _ in split]
-    tasks = [(weights, p, (cfg.hidden, cfg.layers), cfg.rules, options, seed, n)
+    tasks = [(weights, p, (cfg.hidden, cfg.layers), run_rules(cfg).to_dict(), options, seed, n)
              for (seed, n), p in zip(split, past, strict=True)]
     return label_in_tasks(runner, play_and_label, tasks, [n for _, n in split], f"playing and labelling {iteration}",
                           stop, postfix)
@@ -520,7 +520,7 @@ def run(cfg: OracleConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
         iteration: int, window: Window, pool: list[dict], labels: int, stop: dict, evaluate) -> int:
     """Iterations from ``iteration`` up to ``cfg.oracle_iterations``, a checkpoint after each; returns
     the iterations done."""
-    rules = get_rules(cfg.rules)
+    rules = run_rules(cfg)
     writer = SummaryWriter(str(run_dir))
     writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
     shown: dict[str, str] = {}  #: beside the labelling bar: the latest evaluation against the heuristic
@@ -644,7 +644,7 @@ def check_checkpoint(ck: dict, path: str) -> None:
 def start(cfg: OracleConfig, resume: str | None, ck: dict | None, init: dict | None, run_name: str, run_dir: Path,
           rng: np.random.Generator) -> int:
     """Play, label, fit (:func:`run`), the learner on its device; until ``oracle_iterations``, or Ctrl-C / SIGTERM."""
-    rules = get_rules(cfg.rules)
+    rules = run_rules(cfg)
     net = network(cfg.hidden, cfg.layers, init, cfg.late_from_trick, cfg.early_head).to(learner_device(cfg.device))
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     if ck:

@@ -20,13 +20,11 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from cuatrola_env import get_rules
-
 from ..checkpoint import CheckpointError, save_checkpoint
 from ..network import PolicyValueNet
 from ..registry import make_agent
 from .actors import ShardedPlay
-from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
+from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option, run_rules
 from .report import evaluate_policy, interval, log_update
 from .rollout import Progress, SelfPlay
 from .state import restore, snapshot
@@ -107,7 +105,7 @@ def init_weights(model: dict) -> dict:
 def run(cfg: PPOConfig, resume: str | None, ck: dict | None, init: dict | None, run_name: str, run_dir: Path,
         rng: np.random.Generator) -> int:
     """Roll out, learn, report, checkpoint; until ``total_decisions``, or Ctrl-C / SIGTERM."""
-    rules = get_rules(cfg.rules)
+    rules = run_rules(cfg)
     net = PolicyValueNet(cfg.hidden, cfg.layers)  # acts, on the CPU
     play = SelfPlay(cfg, rules, net) if cfg.workers == 1 else ShardedPlay(cfg, rules, net)
     device = learner_device(cfg.device)

@@ -42,11 +42,11 @@ from torch.utils.tensorboard import SummaryWriter
 
 from cuatrola_env.cli import brief
 from cuatrola_env.observation import OBS_VERSION, trick_number
-from cuatrola_env.rules import NUM_TRICKS, Rules, get_rules
+from cuatrola_env.rules import NUM_TRICKS, Rules
 
 from ..checkpoint import CheckpointError, save_checkpoint
 from ..network import PolicyValueNet
-from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option
+from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option, run_rules
 from .fitting import minibatch_passes, renamed_suits, soft_cross_entropy, soft_targets, with_weights
 from .labels import load_data
 from .oracle import Window
@@ -184,7 +184,7 @@ def snapshot(run_name: str, cfg: RefitConfig, rules: Rules, net, opt, rng: np.ra
 def start(cfg: RefitConfig, resume: str | None, ck: dict | None, init: dict | None, run_name: str, run_dir: Path,
           rng: np.random.Generator) -> int:
     """Fit the late head pass by pass, a checkpoint after each, until ``refit_epochs`` or Ctrl-C / SIGTERM."""
-    rules = get_rules(cfg.rules)
+    rules = run_rules(cfg)
     net = refit_network(cfg, ck["model"] if ck else init).to(learner_device(cfg.device))
     opt = torch.optim.Adam(net.late_net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     epoch = 0

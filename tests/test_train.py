@@ -359,3 +359,11 @@ def test_a_run_trains_to_the_match_target_it_is_given(tmp_path, capsys):
     assert scores.max() == 4 and scores.min() == 0
     assert train.main(["--config", "tiny", "--target", "1001", "--run-dir", str(tmp_path / "x")]) == 2
     assert refused(capsys, "target (--target) must be a match target in 1..1000")
+
+
+def test_a_finished_run_says_how_to_evaluate_export_and_serve_it(tmp_path, capsys):
+    assert train.main(["--config", "tiny", "--eval-every", "0", "--run-dir", str(tmp_path)]) == 0
+    ck = only_run(tmp_path) / "checkpoint.pt"
+    err = capsys.readouterr().err
+    assert f"finished: {ck}" in err
+    assert f"python evaluate.py model:{ck}" in err and f"python -m agents.export {ck}" in err and "cuatrola-serve --model" in err

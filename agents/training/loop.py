@@ -59,10 +59,25 @@ def train(algorithm: Algorithm, cfg: RunConfig, resume: str | None, ck: dict | N
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     status = algorithm.run(cfg, resume, ck, init, run_name, run_dir, np.random.default_rng(cfg.seed))
-    if status or not cfg.then or not algorithm.finished(read_checkpoint(str(run_dir / "checkpoint.pt"))):
+    if status or not algorithm.finished(read_checkpoint(str(run_dir / "checkpoint.pt"))):
+        return status
+    if not cfg.then:
+        print(what_next(run_dir / "checkpoint.pt", cfg), file=sys.stderr, flush=True)
         return status
     print(f"{run_name} finished; its next stage: --config {cfg.then}", file=sys.stderr, flush=True)
     return main(next_stage(cfg, run_dir))
+
+
+def what_next(checkpoint: Path, cfg: RunConfig) -> str:
+    """The commands that measure, export and serve the network a finished run trained."""
+    model = checkpoint.with_name("model.onnx")
+    rules = f" --rules {cfg.rules}" + (f" --target {cfg.target}" if cfg.target else "")
+    return "\n".join([
+        f"finished: {checkpoint}. Next:",
+        f"  python evaluate.py model:{checkpoint} heuristic pimc:worlds=32 --deals 2000{rules} --workers 2   # how strong",
+        f"  python -m agents.export {checkpoint} --out {model}   # the ONNX model and its card",
+        f"  cuatrola-serve --model {model}   # the bot service and the browser game, at http://127.0.0.1:8000/",
+    ])
 
 
 def next_stage(cfg: RunConfig, run_dir: Path) -> list[str]:

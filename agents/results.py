@@ -20,6 +20,7 @@ points per hand too, from each run's per-deal results.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import sys
@@ -185,7 +186,8 @@ def check_run(run, f: Path) -> dict:
 def read_runs(files: list[Path]) -> list[dict]:
     """The evaluation files, each an ``evaluate.py --json`` object checked by :func:`check_run`;
     ``ValueError`` naming the first that is missing, unreadable, malformed, or the same run as
-    another (pooling a run twice would narrow its interval for nothing)."""
+    another, whatever its name (pooling a run twice would narrow its interval for nothing; two
+    versions of one agent spec, which played differently, are two runs)."""
     runs, seen = [], {}
     for f in files:
         try:
@@ -201,10 +203,9 @@ def read_runs(files: list[Path]) -> list[dict]:
         except (ValueError, UnicodeDecodeError) as e:
             raise ValueError(f"{f} is not an evaluate.py --json file: {str(e)[:200]}") from None
         check_run(run, f)
-        key = (run["seed"], run["rules"]["name"], run["rules"]["target"], run["deals"], run["matches"],
-               tuple((p["a"], p["b"]) for p in run["pairings"]))
+        key = hashlib.sha256(json.dumps([run["seed"], run["rules"], run["pairings"]], sort_keys=True).encode()).digest()
         if key in seen:
-            raise ResultFileError(f"{f} is the same run as {seen[key]} (same sides, rules and seed): each run counts once")
+            raise ResultFileError(f"{f} is the same run as {seen[key]} (the same games and results): each run counts once")
         seen[key] = f
         runs.append(run)
     return runs

@@ -109,3 +109,17 @@ def test_the_readmes_evaluate_commands_use_only_files_a_reader_has(tmp_path):
         out = subprocess.run([sys.executable, "evaluate.py", *args], cwd=tmp_path, capture_output=True, text=True,
                              timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert out.returncode == 0, (line, out.stderr[-500:])
+
+
+def test_every_result_file_the_docs_cite_exists():
+    """A result file named in a guide or the model card (a path under docs/results/) is in the
+    repository, a glob matching at least one; templates (NAME, seed S, an optional [trad_]) aside."""
+    pages = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md", ROOT / "agents" / "models" / "README.md"]
+    missing = []
+    for page in pages:
+        for cited in re.findall(r"docs/results/[\w./*\[\]-]+?\.(?:json|png)", page.read_text()):
+            if re.search(r"[A-Z]", cited) or "[trad_]" in cited:
+                continue  # a template: docs/results/partner/NAME_seedS.json
+            if not list(ROOT.glob(cited)):
+                missing.append(f"{page.name}: {cited}")
+    assert not missing, missing

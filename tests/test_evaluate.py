@@ -247,3 +247,14 @@ def test_pool_refuses_deep_or_non_finite_json_in_one_line(two_runs, tmp_path, ca
     assert evaluate.main(["pool", str(two_runs["s1"]), str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and says in err[0], err
+
+
+def test_two_versions_of_one_spec_on_the_same_deals_compare(two_runs, tmp_path, capsys):
+    """The same spec string (a model shipped anew under its name) with other results is another run:
+    compare takes it; only the very same games and results are refused as one run twice."""
+    def other_version(r):
+        r["pairings"][0]["deal_game_points"][0] = -r["pairings"][0]["deal_game_points"][0] + 1.0
+
+    newer = _edited(two_runs, tmp_path, other_version, "s1")
+    assert evaluate.main(["compare", newer, str(two_runs["s1"])]) == 0
+    assert "heuristic minus heuristic against random" in capsys.readouterr().out

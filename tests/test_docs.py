@@ -38,7 +38,8 @@ def test_the_examples_are_found():
     assert ran >= 10
 
 
-MARKDOWN = sorted({*ROOT.glob("*.md"), *ROOT.glob("docs/*.md"), *ROOT.glob("agents/models/*.md"), *ROOT.glob("models/*/*.md")})
+MARKDOWN = sorted({*ROOT.glob("*.md"), *ROOT.glob("docs/*.md"), *ROOT.glob("docs/results/*.md"), *ROOT.glob("agents/models/*.md"),
+                   *ROOT.glob("models/*/*.md")})
 
 
 def _anchors(path: Path) -> set[str]:

@@ -323,7 +323,7 @@ def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddre
     """
     clients = clients or ClientAddresses()
     open_by_peer: dict[str, int] = {}  # shared by every connection of this server
-    held_by_peer: dict[str, int] = {}  # bytes read and not yet parsed, by client
+    held_by_peer: dict[str, int] = {}  # bytes read ahead of their answers (unparsed, or queued bodies), by client
     waiting: OrderedDict = OrderedDict()  # connections waiting for a request's headers or body, longest first
 
     class Guarded(protocol):
@@ -333,6 +333,7 @@ def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddre
         _header_bytes = 0  # bytes received since the service began waiting for headers
         _parsed_header_bytes = 0  # the request line and headers of the request being parsed
         _held = b""  # read, not yet parsed (the connection has pipeline_depth requests unanswered)
+        _ahead = 0  # this connection's share of held_by_peer
         _refusal = None  # the answer to give when the parser is stopped from a callback
 
         def connection_made(self, transport):
@@ -373,7 +374,8 @@ def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddre
                 answering.disconnected = True  # uvicorn marks only the newest parsed request (wrong when pipelined)
             self._cancel_header_timer()
             waiting.pop(self, None)
-            self._hold(b"")
+            self._held = b""
+            self._account(gone=True)
             if self._peer is not None:
                 open_by_peer[self._peer] -= 1
                 if not open_by_peer[self._peer]:
@@ -403,12 +405,19 @@ def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddre
         def _feed(self) -> None:
             """Parse what is held, a slice at a time, while fewer than ``pipeline_depth`` requests are
             unanswered; what is left waits (the connection unread) for answers to make room."""
-            while self._held and not self.transport.is_closing() and self._unanswered() < limits.pipeline_depth:
+            while (self._held and not self.transport.is_closing() and self._unanswered() < limits.pipeline_depth
+                   and not self._queued_body_full()):
                 chunk = self._held[:FEED_SLICE]
-                self._hold(self._held[FEED_SLICE:])
+                self._held = self._held[FEED_SLICE:]
                 super().data_received(chunk)
+            self._account()
             if self._held and not self.transport.is_closing():
                 self.flow.pause_reading()
+
+        def _queued_body_full(self) -> bool:
+            """Whether the newest request, still queued behind another, has a body past ``max_body``
+            (it will be refused when its turn comes; nothing more of it is read before)."""
+            return bool(getattr(self, "pipeline", None)) and len(self.cycle.body) > limits.max_body
 
         def _unanswered(self) -> int:
             """Requests of this connection parsed and not yet answered."""
@@ -416,11 +425,18 @@ def guarded_protocol(protocol: type, limits: ServiceLimits, clients: ClientAddre
             return len(getattr(self, "pipeline", ())) + current
 
         def _hold(self, data: bytes) -> None:
-            if self._peer is not None:
-                held_by_peer[self._peer] = held_by_peer.get(self._peer, 0) + len(data) - len(self._held)
+            self._held = data
+            self._account()
+
+        def _account(self, gone: bool = False) -> None:
+            """This connection's bytes read ahead of their answers (unparsed, and the bodies of queued
+            requests), in its client's total."""
+            now = 0 if gone else len(self._held) + sum(len(c.body) for c, _ in getattr(self, "pipeline", ()))
+            if self._peer is not None and now != self._ahead:
+                held_by_peer[self._peer] = held_by_peer.get(self._peer, 0) + now - self._ahead
                 if not held_by_peer[self._peer]:
                     del held_by_peer[self._peer]
-            self._held = data
+            self._ahead = now
 
         # the parser's callbacks (httptools): the request line and headers counted as they are parsed,
         # so that headers arriving in one segment are capped too

@@ -18,6 +18,7 @@ them. To convert one you trust (it is unpickled, which runs whatever it contains
 
 from __future__ import annotations
 
+import copy
 import os
 import pickle
 import re
@@ -61,6 +62,12 @@ def to_arrays(tree):
     if isinstance(tree, (list, tuple)):
         return type(tree)(to_arrays(v) for v in tree)
     return tree
+
+
+def kept(payload: dict) -> dict:
+    """``payload`` with its network and optimiser state copied, not referenced: a snapshot that stays
+    as it was while training goes on (what a run stopped mid-step writes instead of the half-done step)."""
+    return {**payload, **{k: copy.deepcopy(payload[k]) for k in ("model", "optimizer") if k in payload}}
 
 
 def save_checkpoint(path: str | os.PathLike, payload: dict) -> Path:
@@ -217,4 +224,4 @@ if __name__ == "__main__":
 
 
 __all__ = ["CheckpointError", "check_archive", "check_structure", "convert", "load_safely", "read_checkpoint",
-           "save_checkpoint", "to_arrays", "to_tensors"]
+           "kept", "save_checkpoint", "to_arrays", "to_tensors"]

@@ -504,3 +504,31 @@ def test_a_label_array_whose_header_does_not_match_its_bytes_is_refused_unread(t
         z.writestr("deal.npy", head.getvalue() + bytes(extra))
     with pytest.raises(train.CheckpointError, match="claims .* bytes of data and its record holds"):
         labels.load_data(bad)
+
+
+def test_an_expert_run_stopped_while_fitting_keeps_the_run_as_it_was_before(tmp_path, monkeypatch):
+    """SIGTERM as the second iteration's fit begins: stopped at the next minibatch, its checkpoint is
+    the run after iteration 1 (weights untouched by the half fit), and resumed it ends on the
+    uninterrupted run's weights."""
+    import os
+    import signal
+
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    assert train.main([*TINY, "--run-dir", str(whole)]) == 0
+    real_fit, calls = expert.fit, []
+
+    def fit_then_sigterm(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real_fit(*args, **kwargs)
+
+    monkeypatch.setattr(expert, "fit", fit_then_sigterm)
+    assert train.main([*TINY, "--run-dir", str(parts)]) == 0
+    (run,) = list(parts.iterdir())
+    assert read_checkpoint(str(run / "checkpoint.pt"))["iteration"] == 1
+    monkeypatch.setattr(expert, "fit", real_fit)
+    assert train.main(["--resume", str(run / "checkpoint.pt")]) == 0
+    a, b = (read_checkpoint(str(next(d.iterdir()) / "checkpoint.pt")) for d in (whole, parts))
+    assert a["iteration"] == b["iteration"] == 2
+    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])

@@ -356,3 +356,30 @@ def test_label_regret_draws_from_an_expert_label_file_only_decisions_whose_label
     spread = np.nanmax(values, 1) - np.nanmin(values, 1)
     assert len(read["hand"]) == len(data["hand"]) and 0 < len(rows) < len(data["hand"])
     assert (spread[rows] > 0).all() and (spread[np.setdiff1d(np.arange(len(spread)), rows)] == 0).all()
+
+
+def test_a_run_stopped_while_fitting_resumes_to_the_uninterrupted_run(tmp_path, monkeypatch):
+    """SIGTERM during the second iteration's fit: the run stops at the next minibatch, its checkpoint
+    is the run as it was before that iteration, and resumed it ends on the uninterrupted run's weights."""
+    import os
+    import signal
+
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    assert train.main([*TINY, "--oracle-iterations", "2", "--run-dir", str(whole)]) == 0
+    real_fit, calls = oracle.fit, []
+
+    def fit_then_sigterm(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGTERM)  # arrives as the fit begins: the run's own handler takes it
+        return real_fit(*args, **kwargs)
+
+    monkeypatch.setattr(oracle, "fit", fit_then_sigterm)
+    assert train.main([*TINY, "--oracle-iterations", "2", "--run-dir", str(parts)]) == 0
+    (run,) = list(parts.iterdir())
+    assert read_checkpoint(str(run / "checkpoint.pt"))["iteration"] == 1, "the half-fitted iteration is not kept"
+    monkeypatch.setattr(oracle, "fit", real_fit)
+    assert train.main(["--resume", str(run / "checkpoint.pt")]) == 0
+    a, b = (read_checkpoint(str(next(d.iterdir()) / "checkpoint.pt")) for d in (whole, parts))
+    assert a["iteration"] == b["iteration"] == 2 and a["labels"] == b["labels"]
+    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])

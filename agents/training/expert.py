@@ -58,7 +58,7 @@ from cuatrola_env.observation import OBS_DIM, OBS_VERSION, OFFSETS, trick_number
 from cuatrola_env.rules import NUM_ACTIONS, NUM_TRICKS, Rules
 
 from ..base import seat_view
-from ..checkpoint import CheckpointError, save_checkpoint
+from ..checkpoint import CheckpointError, kept, save_checkpoint
 from ..network import PolicyValueNet
 from ..parallel import Runner, Stopped
 from ..pimc import PIMCAgent
@@ -251,7 +251,7 @@ def label(runner: Runner, net: PolicyValueNet, cfg: ExpertConfig, iteration: int
 
 # ----------------------------------------------------------------------------- fitting
 def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.ndarray, values: np.ndarray,
-        rng: np.random.Generator) -> dict:
+        rng: np.random.Generator, stop: Callable[[], bool] | None = None) -> dict:
     """``cfg.fit_epochs`` passes over the data; the losses, and held-out agreement with the search."""
     device = next(net.parameters()).device
     o, m = torch.from_numpy(obs).to(device), torch.from_numpy(mask).to(device)
@@ -270,7 +270,7 @@ def fit(net: PolicyValueNet, opt, cfg: ExpertConfig, obs: np.ndarray, mask: np.n
         return _losses(net, oi, mi, vi, ti, taught[i])
 
     stats = minibatch_passes(net, opt, train, cfg.fit_epochs, cfg.fit_batch, cfg.max_grad_norm, losses,
-                             lambda x: x["policy_ce"] + cfg.q_coef * x["q_huber"], rng)
+                             lambda x: x["policy_ce"] + cfg.q_coef * x["q_huber"], rng, stop)
     if len(held):
         with torch.no_grad():
             i = torch.from_numpy(held).to(device)
@@ -326,18 +326,18 @@ def run(cfg: ExpertConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
     with Runner(cfg.workers, cfg.ray_address or None) as runner:
         while iteration < cfg.expert_iterations and not stop["now"]:
             started = time.perf_counter()
-            before = snapshot(run_name, cfg, rules, net, opt, rng, iteration, files, labels)
+            before = kept(snapshot(run_name, cfg, rules, net, opt, rng, iteration, files, labels))
             try:
                 data = label(runner, net, cfg, iteration, bool(iteration or cfg.init or files), lambda: stop["now"], shown)
-            except Stopped:  # Ctrl-C while labelling: the run as it was before this iteration
+                seconds = time.perf_counter() - started
+                name = f"data/iteration_{iteration}.npz"
+                save_data(run_dir / name, data)
+                grown = [f for f in files if f != name] + [name]
+                stats, obs = fit_files(net, opt, cfg, store, grown, rng, lambda: stop["now"])
+            except Stopped:  # Ctrl-C while labelling or fitting: the run as it was before this iteration
                 save_checkpoint(run_dir / "checkpoint.pt", before)
                 break
-            seconds = time.perf_counter() - started
-            name = f"data/iteration_{iteration}.npz"
-            save_data(run_dir / name, data)
-            files = [f for f in files if f != name] + [name]
-            labels += len(data["hand"])
-            stats, obs = fit_files(net, opt, cfg, store, files, rng)
+            files, labels = grown, labels + len(data["hand"])
             iteration += 1
             for k, x in stats.items():
                 writer.add_scalar(f"losses/{k}", x, labels)
@@ -353,11 +353,13 @@ def run(cfg: ExpertConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
     return iteration, files
 
 
-def fit_files(net, opt, cfg: ExpertConfig, store: LabelStore, files: list[str], rng) -> tuple[dict, np.ndarray]:
-    """Fit on the label files kept (all, or the last ``keep_iterations``); the stats and the observations."""
-    kept = files[-cfg.keep_iterations:] if cfg.keep_iterations else files
-    obs, mask, values = (np.concatenate(x) for x in zip(*(store.get(f) for f in kept), strict=True))
-    return fit(net, opt, cfg, obs, mask, values, rng), obs
+def fit_files(net, opt, cfg: ExpertConfig, store: LabelStore, files: list[str], rng,
+              stop: Callable[[], bool] | None = None) -> tuple[dict, np.ndarray]:
+    """Fit on the label files kept (all, or the last ``keep_iterations``); the stats and the observations
+    (:class:`~agents.parallel.Stopped` between two steps once ``stop()``)."""
+    chosen = files[-cfg.keep_iterations:] if cfg.keep_iterations else files
+    obs, mask, values = (np.concatenate(x) for x in zip(*(store.get(f) for f in chosen), strict=True))
+    return fit(net, opt, cfg, obs, mask, values, rng, stop), obs
 
 
 def snapshot(run_name: str, cfg: ExpertConfig, rules: Rules, net, opt, rng: np.random.Generator, iteration: int,

@@ -15,6 +15,7 @@ from cuatrola_env.suits import RENAMINGS, action_columns, observation_columns
 
 from ..checkpoint import CheckpointError
 from ..network import PolicyValueNet
+from ..parallel import Stopped
 
 
 def with_weights(net: PolicyValueNet, weights: dict | None, fresh: tuple[str, ...] = ("q_net.",)) -> PolicyValueNet:
@@ -61,15 +62,19 @@ def renamed_suits(obs: torch.Tensor, per_action: tuple[torch.Tensor, ...], rng: 
 
 def minibatch_passes(net: PolicyValueNet, opt, rows: np.ndarray, epochs: int, batch: int, max_grad_norm: float,
                      losses: Callable[[np.ndarray], dict], total: Callable[[dict], torch.Tensor],
-                     rng: np.random.Generator) -> dict[str, float]:
+                     rng: np.random.Generator, stop: Callable[[], bool] | None = None) -> dict[str, float]:
     """``epochs`` passes over ``rows`` in shuffled minibatches of about ``batch``: each step minimises
     ``total(losses(idx))`` (gradients clipped to ``max_grad_norm``); the mean of each loss over the
-    steps. A progress bar shows the fitting."""
+    steps. A progress bar shows the fitting. :class:`~agents.parallel.Stopped` between two steps once
+    ``stop()`` (Ctrl-C or SIGTERM: the caller puts back the run as it was before the fit)."""
     sums, steps = {}, 0
     net.train()
     bar = tqdm(total=epochs * len(rows), unit="decision", desc="fitting", file=sys.stderr, leave=False)
     for _ in range(epochs):
         for idx in np.array_split(rng.permutation(rows), max(1, len(rows) // batch)):
+            if stop is not None and stop():
+                bar.close()
+                raise Stopped("stopped while fitting")
             bar.update(len(idx))
             out = losses(idx)
             opt.zero_grad()

@@ -57,7 +57,7 @@ from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, NUM_TRICKS, Rules, get_ru
 from cuatrola_env.view import HandHistories, batch_views
 
 from ..belief import sample_worlds
-from ..checkpoint import CheckpointError, save_checkpoint
+from ..checkpoint import CheckpointError, kept, save_checkpoint
 from ..heuristic import HeuristicAgent
 from ..network import MASKED_LOGIT, PolicyValueNet, late_head_size
 from ..parallel import Runner, Stopped
@@ -439,8 +439,10 @@ def held_out_deals(deal: np.ndarray) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- fitting
-def fit(net: PolicyValueNet, opt, cfg: OracleConfig, window: Window, rng: np.random.Generator) -> dict:
-    """``cfg.fit_epochs`` passes over the window's fitted decisions; the losses and held-out agreement."""
+def fit(net: PolicyValueNet, opt, cfg: OracleConfig, window: Window, rng: np.random.Generator,
+        stop: Callable[[], bool] | None = None) -> dict:
+    """``cfg.fit_epochs`` passes over the window's fitted decisions; the losses and held-out agreement
+    (:class:`~agents.parallel.Stopped` between two steps once ``stop()``)."""
     device = next(net.parameters()).device
     train = np.flatnonzero(~window.held)
     def losses(idx: np.ndarray) -> dict:
@@ -450,7 +452,8 @@ def fit(net: PolicyValueNet, opt, cfg: OracleConfig, window: Window, rng: np.ran
         return _losses(net, cfg, o, m, v, owners)
 
     stats = minibatch_passes(net, opt, train, cfg.fit_epochs, cfg.fit_batch, cfg.max_grad_norm, losses,
-                             lambda x: x["policy_ce"] + cfg.q_coef * x["q_huber"] + cfg.owner_coef * x["owner_ce"], rng)
+                             lambda x: x["policy_ce"] + cfg.q_coef * x["q_huber"] + cfg.owner_coef * x["owner_ce"], rng,
+                             stop)
     held = np.flatnonzero(window.held)
     if held.size:
         with torch.no_grad():
@@ -527,19 +530,19 @@ def run(cfg: OracleConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
     with Runner(cfg.workers, cfg.ray_address or None) as runner:
         while iteration < cfg.oracle_iterations and not stop["now"]:
             started = time.perf_counter()
-            before = snapshot(run_name, cfg, rules, net, opt, rng, iteration, pool, labels)
+            before = kept(snapshot(run_name, cfg, rules, net, opt, rng, iteration, pool, labels))
             try:
                 data = label(runner, net, pool, cfg, iteration, rng, lambda: stop["now"], shown)
-            except Stopped:  # Ctrl-C while labelling: the run as it was before this iteration
+                seconds = time.perf_counter() - started
+                grown = window.add(Window.of(data, rules), cfg.oracle_window)
+                for group in opt.param_groups:
+                    group["lr"] = learning_rate(cfg, iteration)
+                stats = fit(net, opt, cfg, grown, rng, lambda: stop["now"])
+            except Stopped:  # Ctrl-C while labelling or fitting: the run as it was before this iteration
                 save_data(run_dir / WINDOW_FILE, window.data)
                 save_checkpoint(run_dir / "checkpoint.pt", before)
                 break
-            seconds = time.perf_counter() - started
-            window = window.add(Window.of(data, rules), cfg.oracle_window)
-            labels += len(data["hand"])
-            for group in opt.param_groups:
-                group["lr"] = learning_rate(cfg, iteration)
-            stats = fit(net, opt, cfg, window, rng)
+            window, labels = grown, labels + len(data["hand"])
             pool = (pool + [{k: v.detach().cpu().clone() for k, v in net.state_dict().items()}])[-cfg.oracle_pool:]
             iteration += 1
             _log(writer, stats, labels, iteration, len(data["hand"]) / seconds, len(window))

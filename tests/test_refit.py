@@ -113,3 +113,30 @@ def test_the_teacher_regret_example_measures_the_network_and_pimc_on_the_same_de
     out = teacher_regret.regrets(str(window), str(ck), decisions=20, worlds=2, rules="online", seed=0, fitted=True)
     assert out and sum(n for n, _, _ in out.values()) == 20
     assert all(t >= 1 and a >= 0 and b >= 0 for t, (_, a, b) in out.items())  # the window labels tricks 1 on only
+
+
+def test_a_refit_stopped_mid_pass_keeps_the_pass_before_and_resumes_exactly(base, tmp_path, monkeypatch):
+    """SIGTERM as the second pass begins: the checkpoint is the run after pass 1, and resumed it ends
+    on the uninterrupted run's weights."""
+    import os
+    import signal
+
+    from agents.training import refit as module
+
+    whole = refit(base, tmp_path / "whole", "--refit-epochs", "2")
+    real_pass, calls = module.fit_pass, []
+
+    def pass_then_sigterm(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real_pass(*args, **kwargs)
+
+    monkeypatch.setattr(module, "fit_pass", pass_then_sigterm)
+    part = refit(base, tmp_path / "part", "--refit-epochs", "2")
+    assert read_checkpoint(str(part))["epoch"] == 1
+    monkeypatch.setattr(module, "fit_pass", real_pass)
+    windows = f"{base[1]},{base[1]}"
+    assert train.main(["--resume", str(part), "--refit-windows", windows]) == 0
+    a, b = read_checkpoint(str(whole)), read_checkpoint(str(part))
+    assert a["epoch"] == b["epoch"] == 2 and all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])

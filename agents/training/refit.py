@@ -34,6 +34,7 @@ import dataclasses
 import functools
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -44,8 +45,9 @@ from cuatrola_env.cli import brief
 from cuatrola_env.observation import OBS_VERSION, trick_number
 from cuatrola_env.rules import NUM_TRICKS, Rules
 
-from ..checkpoint import CheckpointError, save_checkpoint
+from ..checkpoint import CheckpointError, kept, save_checkpoint
 from ..network import PolicyValueNet
+from ..parallel import Stopped
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option, run_rules
 from .fitting import minibatch_passes, renamed_suits, soft_cross_entropy, soft_targets, with_weights
 from .labels import load_data
@@ -134,15 +136,17 @@ def read_windows(cfg: RefitConfig, rules: Rules) -> Window:
 
 # ----------------------------------------------------------------------------- fitting and measuring
 def fit_pass(net: PolicyValueNet, opt, cfg: RefitConfig, window: Window, rows: np.ndarray,
-             rng: np.random.Generator) -> dict:
-    """One pass over ``rows`` of the window: the late head towards softmax(labels / tau)."""
+             rng: np.random.Generator, stop: Callable[[], bool] | None = None) -> dict:
+    """One pass over ``rows`` of the window: the late head towards softmax(labels / tau)
+    (:class:`~agents.parallel.Stopped` between two steps once ``stop()``)."""
     def losses(idx: np.ndarray) -> dict:
         o, m, v = (torch.from_numpy(x[idx]) for x in (window.obs, window.mask, window.values))
         if cfg.fit_suits:
             o, (m, v) = renamed_suits(o, (m, v), rng)
         return {"policy_ce": soft_cross_entropy(net.policy(o, m), soft_targets(v, m, cfg.tau), m).mean()}
 
-    return minibatch_passes(net, opt, rows, 1, cfg.fit_batch, cfg.max_grad_norm, losses, lambda x: x["policy_ce"], rng)
+    return minibatch_passes(net, opt, rows, 1, cfg.fit_batch, cfg.max_grad_norm, losses, lambda x: x["policy_ce"], rng,
+                            stop)
 
 
 def held_out_regret(net: PolicyValueNet, window: Window, rows: np.ndarray, tricks: np.ndarray) -> dict:
@@ -204,9 +208,14 @@ def start(cfg: RefitConfig, resume: str | None, ck: dict | None, init: dict | No
     writer = SummaryWriter(str(run_dir))
     with stop_signals() as stop:
         while epoch < cfg.refit_epochs and not stop["now"]:
+            before = kept(snapshot(run_name, cfg, rules, net, opt, rng, epoch, len(train)))
             for group in opt.param_groups:
                 group["lr"] = learning_rate(cfg, epoch)
-            stats = fit_pass(net, opt, cfg, window, train, rng)
+            try:
+                stats = fit_pass(net, opt, cfg, window, train, rng, lambda: stop["now"])
+            except Stopped:  # Ctrl-C mid-pass: the run as it was before this pass
+                save_checkpoint(run_dir / "checkpoint.pt", before)
+                break
             net.eval()
             stats.update(held_out_regret(net, window, held, tricks[held]))
             epoch += 1

@@ -383,3 +383,13 @@ def test_a_run_stopped_while_fitting_resumes_to_the_uninterrupted_run(tmp_path, 
     a, b = (read_checkpoint(str(next(d.iterdir()) / "checkpoint.pt")) for d in (whole, parts))
     assert a["iteration"] == b["iteration"] == 2 and a["labels"] == b["labels"]
     assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
+
+
+def test_the_time_left_is_said_after_each_iteration(tmp_path, capsys):
+    from agents.training.report import time_left
+
+    assert train.main([*TINY, "--oracle-iterations", "2", "--run-dir", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "iteration 1 of 2; about" in err and "left (done about" in err and "iteration 2 of 2:" in err
+    assert time_left(2, 10, [60.0, 120.0, 180.0, 240.0], now=0.0).startswith("iteration 2 of 10; about 24 min left")
+    assert time_left(10, 10, [5.0]) == "iteration 10 of 10"

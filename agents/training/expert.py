@@ -66,7 +66,7 @@ from ..search import BID_VALUATIONS, SearchAgent
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option, run_rules
 from .fitting import minibatch_passes, renamed_suits, soft_cross_entropy, soft_targets, with_weights
 from .labels import MAX_DECISIONS, LabelStore, copy_given_data, hand_tasks, label_in_tasks, save_data
-from .report import evaluate_policy, interval
+from .report import evaluate_policy, interval, time_left
 from .stopping import stop_signals
 
 
@@ -245,7 +245,8 @@ def label(runner: Runner, net: PolicyValueNet, cfg: ExpertConfig, iteration: int
                "pimc_worlds": cfg.label_pimc_worlds, "tau": cfg.tau, "from_trick": cfg.label_from_trick}
     split = hand_tasks(cfg.expert_hands, cfg.label_per_task, cfg.seed, iteration)
     tasks = [(weights, (cfg.hidden, cfg.layers), run_rules(cfg).to_dict(), options, seed, n) for seed, n in split]
-    return label_in_tasks(runner, label_hands, tasks, [n for _, n in split], f"labelling {iteration}", stop,
+    desc = f"iteration {iteration + 1} of {cfg.expert_iterations}: labelling"
+    return label_in_tasks(runner, label_hands, tasks, [n for _, n in split], desc, stop,
                           postfix)
 
 
@@ -323,6 +324,7 @@ def run(cfg: ExpertConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
         save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, 0, files, len(obs)))
     labels = sum(len(store.get(f)[2]) for f in files)
     shown: dict[str, str] = {}  #: beside the labelling bar: the latest evaluation against the heuristic
+    durations: list[float] = []  #: seconds of each iteration of this process, for the time left
     with Runner(cfg.workers, cfg.ray_address or None) as runner:
         while iteration < cfg.expert_iterations and not stop["now"]:
             started = time.perf_counter()
@@ -347,7 +349,9 @@ def run(cfg: ExpertConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
             if cfg.eval_every and iteration % cfg.eval_every == 0:
                 shown["vs_heuristic"] = interval(evaluate(writer, net, rules, cfg, labels)["heuristic"])
             save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, iteration, files, labels))
-            print(f"iteration {iteration}: {len(data['hand'])} labels ({len(data['hand']) / seconds:.0f}/s), fitted on "
+            durations.append(time.perf_counter() - started)
+            print(f"{time_left(iteration, cfg.expert_iterations, durations)}: {len(data['hand'])} labels "
+                  f"({len(data['hand']) / seconds:.0f}/s), fitted on "
                   f"{len(obs)}; " + ", ".join(f"{k} {x:.3f}" for k, x in stats.items()), file=sys.stderr)
     writer.close()
     return iteration, files

@@ -80,7 +80,7 @@ from .labels import (
     replay_decisions,
     save_data,
 )
-from .report import evaluate_policy, interval
+from .report import evaluate_policy, interval, time_left
 from .stopping import stop_signals
 
 WINDOW_FILE = "data/window.npz"
@@ -515,7 +515,8 @@ def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConf
     past = [pool[int(rng.integers(len(pool)))] if pool and cfg.oracle_past_frac > 0 else None for _ in split]
     tasks = [(weights, p, (cfg.hidden, cfg.layers), run_rules(cfg).to_dict(), options, seed, n)
              for (seed, n), p in zip(split, past, strict=True)]
-    return label_in_tasks(runner, play_and_label, tasks, [n for _, n in split], f"playing and labelling {iteration}",
+    desc = f"iteration {iteration + 1} of {cfg.oracle_iterations}: playing and labelling"
+    return label_in_tasks(runner, play_and_label, tasks, [n for _, n in split], desc,
                           stop, postfix)
 
 
@@ -527,6 +528,7 @@ def run(cfg: OracleConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
     writer = SummaryWriter(str(run_dir))
     writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
     shown: dict[str, str] = {}  #: beside the labelling bar: the latest evaluation against the heuristic
+    durations: list[float] = []  #: seconds of each iteration of this process, for the time left
     with Runner(cfg.workers, cfg.ray_address or None) as runner:
         while iteration < cfg.oracle_iterations and not stop["now"]:
             started = time.perf_counter()
@@ -553,7 +555,9 @@ def run(cfg: OracleConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
                       f"({cfg.eval_deals} deals)", file=sys.stderr)
             save_data(run_dir / WINDOW_FILE, window.data)
             save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, iteration, pool, labels))
-            print(f"iteration {iteration}: {len(data['hand'])} labels ({len(data['hand']) / seconds:.0f}/s), window "
+            durations.append(time.perf_counter() - started)
+            print(f"{time_left(iteration, cfg.oracle_iterations, durations)}: {len(data['hand'])} labels "
+                  f"({len(data['hand']) / seconds:.0f}/s), window "
                   f"{len(window)}; " + ", ".join(f"{k} {x:.3f}" for k, x in stats.items()), file=sys.stderr)
     writer.close()
     return iteration

@@ -4,6 +4,8 @@ relative to the dealer) and ``eval/`` (duplicate evaluation against random and h
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from cuatrola_env.positions import random_deals
@@ -15,6 +17,25 @@ from .config import RunConfig
 from .rollout import SelfPlay
 
 BIDS_EVERY = 5  #: updates between two bids/ and charts/game_points_* points
+
+
+def time_left(done: int, total: int, durations: list[float], now: float | None = None) -> str:
+    """``iteration k of N`` and, from the latest iterations' durations (seconds), how long the rest of
+    the run should take and when it should end (local time)."""
+    if done >= total or not durations:
+        return f"iteration {done} of {total}"
+    recent = durations[-3:]
+    left = (total - done) * sum(recent) / len(recent)
+    end = time.strftime("%H:%M", time.localtime((time.time() if now is None else now) + left))
+    return f"iteration {done} of {total}; about {_duration(left)} left (done about {end})"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def log_update(writer, play: SelfPlay, stats: dict, returns: np.ndarray, update: int, step: int, seconds: float) -> None:

@@ -33,6 +33,8 @@ from cuatrola_env.cli import ArgumentParser, brief, run_main
 from cuatrola_env.files import atomic_open, remove_stale_temporaries
 from cuatrola_env.observation import OBS_DIMS, OBS_VERSION
 
+from .network import NetworkSpec
+
 CONVERT_HINT = "python -m agents.checkpoint {path} NEW.pt --trust-pickle"
 
 
@@ -185,6 +187,24 @@ def read_checkpoint(path: str | os.PathLike, rules_name: str | None = None, olde
     return ck
 
 
+def network_spec(ck: dict, path) -> NetworkSpec:
+    """The network a checkpoint or model file holds: its saved spec (``"network"``), or, for a file
+    written before specs, the one its weights and config describe (:meth:`NetworkSpec.of_state`)."""
+    try:
+        if "network" in ck:
+            return NetworkSpec.from_dict(ck["network"])
+        config = ck.get("config") if isinstance(ck.get("config"), dict) else {}
+        hidden, layers = config.get("hidden", 256), config.get("layers", 2)
+        if not all(type(x) is int and 1 <= x <= 65536 for x in (hidden, layers)):
+            raise ValueError(f"config fields 'hidden' and 'layers' must be positive integers, got {brief(hidden, 20)} "
+                             f"and {brief(layers, 20)}")
+        if not isinstance(ck["model"], dict):
+            raise ValueError(f"field 'model' must be a state dict of tensors, got {type(ck['model']).__name__}")
+        return NetworkSpec.of_state(ck["model"], hidden, layers, OBS_DIMS[ck["obs_version"]])
+    except (ValueError, TypeError) as e:
+        raise CheckpointError(f"{path}: {e}") from None
+
+
 def convert(old: str | os.PathLike, new: str | os.PathLike) -> Path:
     """Rewrite a trusted checkpoint of an older version (NumPy arrays pickled) in the safe form.
     This unpickles ``old``: only for files you trust."""
@@ -224,4 +244,4 @@ if __name__ == "__main__":
 
 
 __all__ = ["CheckpointError", "check_archive", "check_structure", "convert", "load_safely", "read_checkpoint",
-           "kept", "save_checkpoint", "to_arrays", "to_tensors"]
+           "kept", "network_spec", "save_checkpoint", "to_arrays", "to_tensors"]

@@ -32,7 +32,7 @@ from cuatrola_env.files import atomic_open
 from cuatrola_env.rules import NUM_ACTIONS
 from cuatrola_env.vector import VectorCuatrola
 
-from .checkpoint import read_checkpoint, save_checkpoint
+from .checkpoint import network_spec, read_checkpoint, save_checkpoint
 
 CARD_FORMAT = "cuatrola-onnx-card"
 CARD_VERSION = 1
@@ -99,11 +99,10 @@ def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
             "decisions": int(ck.get("step", 0)),
             "updates": int(ck.get("update", 0)),
             "config": cfg,
-            "network": {"hidden": cfg.get("hidden"), "layers": cfg.get("layers"),
+            "network": {**net.spec.to_dict(),  # the whole network trained (its spec); the graph is its policy
                         "parameters": sum(p.numel() for head in (net.policy_net, net.early_net, net.late_net)
                                           if head is not None
                                           for p in head.parameters()),
-                        "early_head": net.early_net is not None, "late_from_trick": net.late_trick,
                         "late_head": None if net.late_net is None else [m.out_features for m in net.late_net[:-1:2]]},
         },
     }
@@ -119,7 +118,7 @@ def slim_checkpoint(checkpoint: str, out: str) -> Path:
     weights, config, rules, observation version and counters; no optimiser, games or pool."""
     ck = read_checkpoint(checkpoint, older=True)
     keep = {k: ck[k] for k in ("run_name", "config", "rules", "obs_version", "model", "step", "update") if k in ck}
-    return save_checkpoint(out, keep)
+    return save_checkpoint(out, {**keep, "network": network_spec(ck, checkpoint).to_dict()})
 
 
 def check_parity(net, onnx_path, n: int = 10_000, seed: int = 0) -> dict:

@@ -36,6 +36,8 @@ today's observations (each version begins with the whole of the one before).
 
 from __future__ import annotations
 
+import dataclasses
+
 import torch
 from torch import nn
 
@@ -143,8 +145,65 @@ def merged_late_heads(states: list[dict]) -> dict:
     return out
 
 
+@dataclasses.dataclass(frozen=True)
+class NetworkSpec:
+    """What a network is made of: every head and its size, and the observation it reads. Saved in
+    every checkpoint (``"network"``) and model card and built again by :func:`build`; a network's
+    heads are read from here, never guessed from a state dict's key names (files written before
+    specs: :meth:`of_state`, the one reader of key names)."""
+
+    hidden: int = 256  #: units of each hidden layer of the policy, critic, action-value and card-location heads
+    layers: int = 2  #: hidden layers of those heads
+    obs_dim: int = OBS_DIM  #: the observation's leading columns every head reads (an earlier version's width)
+    q_head: bool = False  #: an action-value head (``q``), as expert iteration fits it
+    dueling: bool = False  #: the action-value head as a state value plus centred advantages (implies ``q_head``)
+    owners: bool = False  #: a card-location head (``owners``)
+    late_from_trick: int | None = None  #: the trick from which a late card-play head plays (None: no such head)
+    late_hidden: int | None = None  #: the late head's units a layer (None: ``hidden``)
+    late_layers: int | None = None  #: the late head's hidden layers (None: ``layers``)
+    early_head: bool = False  #: an early card-play head for the card plays before the late head's trick
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data) -> NetworkSpec:
+        """The spec a checkpoint or card saved; :class:`ValueError` naming a field that does not fit."""
+        if not isinstance(data, dict):
+            raise ValueError(f"the network spec must be a dict of its fields, got {type(data).__name__}")
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - set(fields))
+        if unknown:
+            raise ValueError(f"the network spec has unknown field(s) {unknown[:5]}")
+        for name, value in data.items():
+            kind = bool if isinstance(fields[name].default, bool) else int
+            optional = fields[name].default is None
+            if not (value is None and optional) and (type(value) is not kind or (kind is int and not 0 <= value <= 65536)):
+                raise ValueError(f"the network spec's field {name} must be {'None or ' if optional else ''}"
+                                 f"{'a boolean' if kind is bool else 'an integer in 0..65536'}, got {str(value)[:40]}")
+        return cls(**data)
+
+    @classmethod
+    def of_state(cls, state: dict, hidden: int, layers: int, obs_dim: int = OBS_DIM) -> NetworkSpec:
+        """The spec of a state dict saved before specs were (its heads read from its key names)."""
+        q_out = state.get(f"q_net.{2 * layers}.bias")
+        late = state.get("late_from_trick")
+        late_hidden, late_layers = late_head_size(state)
+        return cls(hidden, layers, obs_dim, q_head=q_out is not None,
+                   dueling=q_out is not None and len(q_out) == NUM_ACTIONS + 1,
+                   owners=any(k.startswith("owner_net.") for k in state),
+                   late_from_trick=None if late is None else int(late), late_hidden=late_hidden,
+                   late_layers=late_layers, early_head="early_net.0.weight" in state)
+
+
+def build(spec: NetworkSpec) -> PolicyValueNet:
+    """An untrained network of ``spec``."""
+    return PolicyValueNet(**dataclasses.asdict(spec))
+
+
 class PolicyValueNet(nn.Module):
-    """``policy(obs, mask) -> masked logits``; ``value(obs, hidden_hands) -> value`` (training only)."""
+    """``policy(obs, mask) -> masked logits``; ``value(obs, hidden_hands) -> value`` (training only).
+    ``spec`` says what it is made of (:class:`NetworkSpec`)."""
 
     def __init__(self, hidden: int = 256, layers: int = 2, q_head: bool = False, dueling: bool = False,
                  owners: bool = False, obs_dim: int = OBS_DIM, late_from_trick: int | None = None,
@@ -160,6 +219,10 @@ class PolicyValueNet(nn.Module):
             raise ValueError(f"late_hidden must be at least hidden ({hidden}): the late head starts as a copy of "
                              f"the policy head, got {late_hidden}")
         self.hidden, self.layers, self.dueling, self.obs_dim = hidden, layers, dueling, obs_dim
+        late = late_from_trick is not None
+        self.spec = NetworkSpec(hidden, layers, obs_dim, q_head=q_head or dueling, dueling=dueling, owners=owners,
+                                late_from_trick=late_from_trick, late_hidden=late_hidden if late else None,
+                                late_layers=late_layers if late else None, early_head=early_head)
         inp = obs_dim + NUM_ACTIONS
         self.policy_net = _mlp(inp, hidden, NUM_ACTIONS, layers)
         self.value_net = _mlp(obs_dim + NUM_SEATS * NUM_CARDS, hidden, 1, layers)

@@ -5,12 +5,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from cuatrola_env.observation import OBS_DIMS, OBS_VERSION
-from cuatrola_env.rules import NUM_ACTIONS
-
 from .base import Agent, SeatView
-from .checkpoint import CheckpointError, read_checkpoint
-from .network import PolicyValueNet, late_head_size
+from .checkpoint import CheckpointError, network_spec, read_checkpoint
+from .network import build
 
 
 class TorchAgent(Agent):
@@ -38,32 +35,14 @@ class TorchAgent(Agent):
         return [int(self.rng.choice(len(p), p=p / p.sum())) for p in probs]
 
 
-def network_for(state: dict, hidden: int, layers: int, obs_version: int = OBS_VERSION) -> PolicyValueNet:
-    """An empty network with the heads a state dict holds (action values, dueling or not; card
-    locations; an early and a late card-play head), reading the observation of ``obs_version``."""
-    q_out = state.get(f"q_net.{2 * layers}.bias")
-    late = state.get("late_from_trick")
-    late_hidden, late_layers = late_head_size(state)
-    return PolicyValueNet(hidden, layers, q_head=q_out is not None, dueling=q_out is not None and len(q_out) == NUM_ACTIONS + 1,
-                          owners=any(k.startswith("owner_net.") for k in state), obs_dim=OBS_DIMS[obs_version],
-                          late_from_trick=None if late is None else int(late), late_hidden=late_hidden,
-                          early_head="early_net.0.weight" in state, late_layers=late_layers)
-
-
 def load_network(path: str):
-    """The network of a training checkpoint, ready to play (one of an earlier observation version too)."""
+    """The network of a training checkpoint, ready to play (one of an earlier observation version too),
+    built from the spec it saved (:func:`agents.checkpoint.network_spec`)."""
     ck = read_checkpoint(path, older=True)
-    cfg = ck.get("config", {})
-    hidden, layers = cfg.get("hidden", 256), cfg.get("layers", 2)
-    if not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 65536 for x in (hidden, layers)):
-        raise CheckpointError(f"{path}: config fields 'hidden' and 'layers' must be positive integers, "
-                              f"got {hidden!r} and {layers!r}")
-    if not isinstance(ck["model"], dict):
-        raise CheckpointError(f"{path}: field 'model' must be a state dict of tensors, got {type(ck['model']).__name__}")
-    net = network_for(ck["model"], hidden, layers, ck["obs_version"])
+    net = build(network_spec(ck, path))
     try:
         net.load_state_dict(ck["model"])
-    except (RuntimeError, TypeError, KeyError) as e:  # a network of another shape (an older layout of the network)
+    except (RuntimeError, TypeError, KeyError, AttributeError) as e:  # weights of another shape than the spec says
         raise CheckpointError(f"{path} holds a network this code cannot load: {str(e).splitlines()[0]}") from None
     net.eval()
     return net

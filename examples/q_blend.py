@@ -28,6 +28,7 @@ those of the oracle trainer (a twentieth of the deals, never fitted). Results: d
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import glob
 import sys
 from pathlib import Path
@@ -36,7 +37,7 @@ import numpy as np
 import torch
 
 from agents.base import Agent, SeatView
-from agents.checkpoint import read_checkpoint
+from agents.checkpoint import network_spec, read_checkpoint
 from agents.network import PolicyValueNet, widen_inputs
 from agents.parallel import Runner
 from agents.torch_agent import load_network
@@ -109,7 +110,7 @@ def label(args) -> None:
     """Label files of the network's play, one per 2,000 hands (an interrupted run resumes)."""
     ck = read_checkpoint(args.path, older=True)
     weights = {k: v.numpy() for k, v in widen_inputs(ck["model"], OBS_DIMS[ck["obs_version"]]).items()}
-    shape = (ck["config"]["hidden"], ck["config"]["layers"])
+    spec = dataclasses.replace(network_spec(ck, args.path), obs_dim=OBS_DIM).to_dict()
     options = {"temperature": args.temperature, "heuristic_frac": 0.0, "pimc_frac": args.pimc_frac,
                "pimc_worlds": args.pimc_worlds, "past_frac": 0.0, "margin": 0.5, "bids": "rollout"}
     out = Path(args.out)
@@ -120,7 +121,7 @@ def label(args) -> None:
             if path.exists():
                 continue
             tasks = hand_tasks(min(2000, args.hands - 2000 * chunk), args.per_task, args.seed, chunk)
-            jobs = [(weights, None, shape, ck["rules"]["name"], options, s, n) for s, n in tasks]
+            jobs = [(weights, None, spec, ck["rules"]["name"], options, s, n) for s, n in tasks]
             data = label_in_tasks(runner, play_and_label, jobs, [n for _, n in tasks], f"labels {chunk}", lambda: False)
             save_data(path, data)
             print(f"{path}: {len(data['hand'])} labelled decisions", file=sys.stderr)

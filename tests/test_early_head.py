@@ -15,12 +15,15 @@ pytest.importorskip("tensorboard")
 
 from agents import training as train  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
-from agents.network import PolicyValueNet  # noqa: E402
+from agents.network import NetworkSpec, PolicyValueNet  # noqa: E402
 from agents.torch_agent import load_network  # noqa: E402
 from agents.training import oracle  # noqa: E402
 from agents.training.labels import hand_game  # noqa: E402
 from cuatrola_env.observation import trick_number  # noqa: E402
 from cuatrola_env.rules import get_rules  # noqa: E402
+
+#: the spec of the small networks these tests play (a plain oracle network of 16 x 2)
+SPEC16 = NetworkSpec(16, 2, dueling=True, q_head=True, owners=True).to_dict()
 
 OPTIONS = {"temperature": 1.0, "heuristic_frac": 0.0, "pimc_frac": 0.0, "pimc_worlds": 4, "past_frac": 0.0, "margin": 0.0}
 
@@ -55,15 +58,15 @@ def test_the_early_head_plays_the_card_plays_before_the_late_heads_trick_and_the
 def test_an_early_head_the_weights_lack_starts_as_a_copy_of_the_policy_head_and_then_travels_in_them():
     torch.manual_seed(1)
     plain = oracle.network(16, 2, late_from_trick=2)
-    with_early = oracle.network(16, 2, plain.state_dict(), early_head=True)
+    with_early = oracle.network(16, 2, {"model": plain.state_dict(), "network": plain.spec}, early_head=True)
     assert with_early.early_net is not None and with_early.late_trick == 2
     obs, mask = decisions("online", seed=1)
     with torch.no_grad():
         assert torch.equal(plain.policy(obs, mask), with_early.policy(obs, mask))
         with_early.early_net[-1].bias.add_(1.0)
-    again = oracle.network(16, 2, with_early.state_dict())  # no flag needed: the weights hold the head
+    again = oracle.network(16, 2, {"model": with_early.state_dict(), "network": with_early.spec})  # its spec holds the head
     assert torch.equal(again.early_net[-1].bias, with_early.early_net[-1].bias)
-    assert oracle.network(16, 2, plain.state_dict()).early_net is None
+    assert oracle.network(16, 2, {"model": plain.state_dict(), "network": plain.spec}).early_net is None
 
 
 @pytest.mark.parametrize("preset", ["online", "traditional"])
@@ -73,7 +76,7 @@ def test_with_bids_none_every_card_play_with_a_choice_before_to_trick_is_labelle
     torch.manual_seed(0)
     weights = {k: v.numpy() for k, v in oracle.network(16, 2).state_dict().items()}
     options = {**OPTIONS, "bids": "none", "to_trick": to_trick}
-    data = oracle.play_and_label(weights, None, (16, 2), preset, options, seed=3, hands=8)
+    data = oracle.play_and_label(weights, None, SPEC16, preset, options, seed=3, hands=8)
     rules, expected = get_rules(preset), []
     for hand in range(8):  # every decision of the hands played, replayed through the engine
         g = hand_game(data, hand, 0, rules)
@@ -124,7 +127,7 @@ def test_the_first_tricks_labels_are_level_masters_values(preset):
     torch.manual_seed(0)
     weights = {k: v.numpy() for k, v in oracle.network(16, 2).state_dict().items()}
     options = {**OPTIONS, "bids": "none", "search_worlds": 2, "master_tricks": 1}
-    data = oracle.play_and_label(weights, None, (16, 2), preset, options, seed=5, hands=8)
+    data = oracle.play_and_label(weights, None, SPEC16, preset, options, seed=5, hands=8)
     rules = get_rules(preset)
     search = oracle.master_search_of(rules, 5)
     first = 0

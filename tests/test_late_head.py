@@ -17,7 +17,7 @@ from agents import policy  # noqa: E402
 from agents import training as train  # noqa: E402
 from agents.belief import sample_worlds  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
-from agents.network import PolicyValueNet  # noqa: E402
+from agents.network import NetworkSpec, PolicyValueNet  # noqa: E402
 from agents.player import PolicyPlayer  # noqa: E402
 from agents.torch_agent import load_network  # noqa: E402
 from agents.training import oracle  # noqa: E402
@@ -26,6 +26,9 @@ from agents.training.labels import hand_game, replay_decisions  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.observation import trick_number  # noqa: E402
 from cuatrola_env.rules import get_rules  # noqa: E402
+
+#: the spec of the small networks these tests play (a plain oracle network of 16 x 2)
+SPEC16 = NetworkSpec(16, 2, dueling=True, q_head=True, owners=True).to_dict()
 
 OPTIONS = {"temperature": 1.0, "heuristic_frac": 0.0, "pimc_frac": 0.0, "pimc_worlds": 4, "past_frac": 0.0, "margin": 0.0,
            "bids": "solver"}
@@ -59,14 +62,14 @@ def test_the_late_head_plays_the_cards_from_its_trick_on_and_the_policy_head_the
 def test_a_late_head_the_weights_lack_starts_as_a_copy_of_the_policy_head():
     torch.manual_seed(0)
     plain = oracle.network(16, 2)
-    with_late = oracle.network(16, 2, plain.state_dict(), late_from_trick=2)
+    with_late = oracle.network(16, 2, {"model": plain.state_dict(), "network": plain.spec}, late_from_trick=2)
     obs, mask = decisions("online", seed=1)
     with torch.no_grad():
         assert torch.equal(plain.policy(obs, mask), with_late.policy(obs, mask))
-    again = oracle.network(16, 2, with_late.state_dict())  # the head and its trick travel in the weights
+    again = oracle.network(16, 2, {"model": with_late.state_dict(), "network": with_late.spec})  # its spec holds the head
     assert again.late_trick == 2
     with pytest.raises(train.CheckpointError, match="plays from trick 2, not late_from_trick 3"):
-        oracle.network(16, 2, with_late.state_dict(), late_from_trick=3)
+        oracle.network(16, 2, {"model": with_late.state_dict(), "network": with_late.spec}, late_from_trick=3)
     with pytest.raises(ValueError, match="late_from_trick must be a trick from 1 to 4, got 0"):
         PolicyValueNet(16, 2, late_from_trick=0)
 
@@ -106,7 +109,7 @@ def test_from_a_trick_on_exactly_the_card_plays_of_that_trick_and_later_are_labe
     every later decision with a choice does; the labels are exactly on the legal actions."""
     torch.manual_seed(0)
     weights = {k: v.numpy() for k, v in oracle.network(16, 2).state_dict().items()}
-    data = oracle.play_and_label(weights, None, (16, 2), preset, {**OPTIONS, "search_worlds": 3, "from_trick": 2},
+    data = oracle.play_and_label(weights, None, SPEC16, preset, {**OPTIONS, "search_worlds": 3, "from_trick": 2},
                                  seed=4, hands=8)
     r = replay_decisions(data, get_rules(preset))  # raises if a label is off the legal actions
     assert len(r.obs) and (trick_number(r.obs) >= 2).all()

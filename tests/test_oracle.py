@@ -17,6 +17,7 @@ from agents import training as train  # noqa: E402
 from agents.base import seat_view  # noqa: E402
 from agents.belief import consistent  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
+from agents.network import NetworkSpec  # noqa: E402
 from agents.pimc import PIMCAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.solver import Position  # noqa: E402
@@ -27,6 +28,9 @@ from cuatrola_env.observation import OBS_DIM  # noqa: E402
 from cuatrola_env.positions import Positions  # noqa: E402
 from cuatrola_env.rules import CUATROLA, NUM_CARDS, get_rules  # noqa: E402
 from examples import label_regret  # noqa: E402
+
+#: the spec of the small networks these tests play (a plain oracle network of 16 x 2)
+SPEC16 = NetworkSpec(16, 2, dueling=True, q_head=True, owners=True).to_dict()
 
 OPTIONS = {"temperature": 1.0, "heuristic_frac": 0.0, "pimc_frac": 0.0, "pimc_worlds": 4, "past_frac": 0.0, "margin": 0.0,
            "bids": "solver"}
@@ -66,7 +70,7 @@ def test_labels_are_each_legal_actions_double_dummy_result_on_the_actual_deal(pr
     last-trick rule, whose winner the solver does not report, is valued 0. The same when one team
     of every game is PIMC (its decisions are labelled too)."""
     rules = get_rules(preset)
-    data = oracle.play_and_label(fresh_weights(), None, (16, 2), preset, {**OPTIONS, **rivals}, seed=5, hands=10)
+    data = oracle.play_and_label(fresh_weights(), None, SPEC16, preset, {**OPTIONS, **rivals}, seed=5, hands=10)
     values = data["values"].astype(np.float32)
     checked = {"bid": 0, "card": 0}
     for k in range(len(data["hand"])):
@@ -112,7 +116,7 @@ def test_sampled_labels_value_exactly_the_legal_actions_on_another_deal_somewher
     """With ``sampled_frac`` 1 every labelled decision still has a value exactly on its legal
     actions, and some card labels are not the actual deal's values (the deal was drawn)."""
     rules = get_rules("online")
-    data = oracle.play_and_label(fresh_weights(), None, (16, 2), "online", {**OPTIONS, "sampled_frac": 1.0},
+    data = oracle.play_and_label(fresh_weights(), None, SPEC16, "online", {**OPTIONS, "sampled_frac": 1.0},
                                  seed=5, hands=20)
     values, differ, cards = data["values"].astype(np.float32), 0, 0
     for k in range(len(data["hand"])):
@@ -141,7 +145,7 @@ def test_a_pimc_team_plays_as_pimc_itself():
     """With ``pimc_frac`` 1 one team of every game is PIMC: each of its decisions is the one a PIMC
     agent of the same size and seed makes in that position, the games' decisions taken in turn."""
     rules, opts = get_rules("online"), {**OPTIONS, "pimc_frac": 1.0, "pimc_worlds": 2}
-    data = oracle.play_and_label(fresh_weights(4), None, (16, 2), "online", opts, seed=3, hands=4)
+    data = oracle.play_and_label(fresh_weights(4), None, SPEC16, "online", opts, seed=3, hands=4)
     rng = np.random.default_rng(3)  # the task's draws: each game's opposing kind, then its team
     assert np.all(oracle._opponents(4, opts, False, rng) == oracle.PIMC)
     pimc_team, pimc, checked = rng.integers(0, 2, 4), PIMCAgent(3, 2), 0
@@ -160,8 +164,8 @@ def test_rollout_bid_labels_are_the_networks_own_play_of_the_actual_deal():
     every seat after that bid; card labels stay the solver's."""
     rules = get_rules("online")
     weights = fresh_weights(3)
-    net = oracle.network(16, 2, weights)
-    data = oracle.play_and_label(weights, None, (16, 2), "online", {**OPTIONS, "bids": "rollout"}, seed=2, hands=6)
+    net = oracle.network(16, 2, {"model": weights, "network": NetworkSpec.from_dict(SPEC16)})
+    data = oracle.play_and_label(weights, None, SPEC16, "online", {**OPTIONS, "bids": "rollout"}, seed=2, hands=6)
     values, checked = data["values"].astype(np.float32), 0
     for k in range(len(data["hand"])):
         g = hand_game(data, int(data["hand"][k]), int(data["step"][k]), rules)
@@ -186,7 +190,7 @@ def test_card_location_targets_are_the_owners_of_exactly_the_unseen_cards():
     place it (not its own, not played, not the muestra still in the dealer's hand), and the target
     names the seat that holds it, counted from the seat (0 next, 1 partner, 2 before)."""
     rules = get_rules("online")
-    data = oracle.play_and_label(fresh_weights(1), None, (16, 2), "online", OPTIONS, seed=9, hands=6)
+    data = oracle.play_and_label(fresh_weights(1), None, SPEC16, "online", OPTIONS, seed=9, hands=6)
     owners = card_owners(replay_decisions(data, rules))
     for k in range(len(data["hand"])):
         g = hand_game(data, int(data["hand"][k]), int(data["step"][k]), rules)
@@ -201,7 +205,7 @@ def test_the_policys_inputs_do_not_change_when_the_hidden_cards_move():
     """Observation (no leak): at every labelled decision the network's inputs (observation and legal
     mask, as the fit rebuilds them) are the same whatever the cards the seat cannot see are."""
     rules = get_rules("traditional")
-    data = oracle.play_and_label(fresh_weights(2), None, (16, 2), "traditional", OPTIONS, seed=4, hands=6)
+    data = oracle.play_and_label(fresh_weights(2), None, SPEC16, "traditional", OPTIONS, seed=4, hands=6)
     replayed = replay_decisions(data, rules)
     rng = np.random.default_rng(0)
     for k in range(len(data["hand"])):
@@ -216,8 +220,8 @@ def test_the_policys_inputs_do_not_change_when_the_hidden_cards_move():
 
 def test_the_window_keeps_the_latest_whole_hands():
     rules = get_rules("online")
-    a = oracle.Window.of(oracle.play_and_label(fresh_weights(), None, (16, 2), "online", OPTIONS, 1, 10), rules)
-    b = oracle.Window.of(oracle.play_and_label(fresh_weights(), None, (16, 2), "online", OPTIONS, 2, 10), rules)
+    a = oracle.Window.of(oracle.play_and_label(fresh_weights(), None, SPEC16, "online", OPTIONS, 1, 10), rules)
+    b = oracle.Window.of(oracle.play_and_label(fresh_weights(), None, SPEC16, "online", OPTIONS, 2, 10), rules)
     both = a.add(b, len(a) + len(b))
     assert len(both) == len(a) + len(b)
     cut = a.add(b, len(b) + 1)
@@ -302,10 +306,10 @@ def test_a_run_shows_each_phase_as_it_goes(tmp_path, capsys):
     assert train.main([*TINY, "--oracle-iterations", "2", "--eval-every", "1", "--eval-deals", "4",
                        "--run-dir", str(tmp_path)]) == 0
     err = capsys.readouterr().err
-    assert "playing and labelling 0" in err and "fitting" in err and "iteration 1:" in err
+    assert "iteration 1 of 2: playing and labelling" in err and "fitting" in err and "iteration 1:" in err
     (shown,) = [line for line in err.splitlines() if line.startswith("iteration 1: against the heuristic")]
     latest = shown.split("against the heuristic ")[1].split(" game points")[0]
-    assert f"vs_heuristic={latest}" in err.split("playing and labelling 1")[1]
+    assert f"vs_heuristic={latest}" in err.split("iteration 2 of 2: playing and labelling")[1]
 
 
 def test_a_recipe_in_stages_goes_on_from_the_first_stages_final_network(tmp_path):
@@ -331,7 +335,7 @@ def test_label_regret_replays_each_held_out_decision_and_scores_a_players_choice
     (its legal actions are exactly the labelled ones), and a player's regret there is the best label
     minus the label of the action it chooses (replayed here with the same seed)."""
     rules = get_rules("online")
-    data = oracle.play_and_label(fresh_weights(5), None, (16, 2), "online", OPTIONS, seed=8, hands=60)
+    data = oracle.play_and_label(fresh_weights(5), None, SPEC16, "online", OPTIONS, seed=8, hands=60)
     values = data["values"].astype(np.float32)
     picks = np.arange(len(data["hand"]))
     for k in picks[:40]:

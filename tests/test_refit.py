@@ -12,7 +12,7 @@ pytest.importorskip("numba")
 pytest.importorskip("tensorboard")
 
 from agents import training as train  # noqa: E402
-from agents.checkpoint import read_checkpoint  # noqa: E402
+from agents.checkpoint import network_spec, read_checkpoint  # noqa: E402
 from agents.torch_agent import load_network  # noqa: E402
 from agents.training import refit as module  # noqa: E402
 from agents.training.labels import load_data  # noqa: E402
@@ -54,8 +54,10 @@ def test_an_oracle_run_goes_on_from_a_refitted_network_with_its_late_head_as_it_
     """More labels for a refitted expert (the oracle algorithm with --init): the network it builds
     takes the refitted late head at its own size, unchanged, with every other head."""
     run = refit(base, tmp_path, "--refit-epochs", "1")
-    weights = read_checkpoint(str(run))["model"]
-    net = oracle_network(16, 2, weights, late_from_trick=1)
+    ck = read_checkpoint(str(run))
+    weights = ck["model"]
+    assert ck["network"]["late_hidden"] == 24 and ck["network"]["late_layers"] == 3, "the checkpoint says its network"
+    net = oracle_network(16, 2, {"model": weights, "network": network_spec(ck, run)}, late_from_trick=1)
     assert [net.late_net[i].weight.shape[0] for i in (0, 2, 4)] == [24, 24, 24]
     assert all(torch.equal(v, weights[k]) for k, v in net.state_dict().items())
 
@@ -67,7 +69,8 @@ def test_the_refitted_head_comes_closer_to_its_labels(base, tmp_path):
     rows = np.flatnonzero((trick_number(window.obs) >= 1) & (window.mask.sum(1) > 1))
     tricks = trick_number(window.obs[rows])
     cfg = module.RefitConfig(init="x", refit_windows="x", hidden=16, late_hidden=24, late_layers=3)
-    fresh = module.refit_network(cfg, read_checkpoint(str(base[0]))["model"])
+    ck = read_checkpoint(str(base[0]))
+    fresh = module.refit_network(cfg, {"model": ck["model"], "network": network_spec(ck, base[0])})
     fitted = load_network(str(run))
     start, end = (module.held_out_regret(n, window, rows, tricks)["held_out_regret"] for n in (fresh, fitted))
     assert end < 0.5 * start

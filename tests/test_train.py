@@ -288,14 +288,16 @@ def test_a_network_of_an_earlier_observation_version_starts_a_run_playing_as_bef
     import numpy as np
     import torch
 
-    from agents.torch_agent import load_network, network_for
+    from agents.network import build
+    from agents.torch_agent import load_network
     from agents.training.config import read_init
     from cuatrola_env import OBS_DIM, VectorCuatrola
 
     old_file = str(ROOT / "models/ppo/ppo.pt")
     cfg, _, _ = train.parse_config(["--algorithm", "ppo", "--init", old_file, "--run-dir", str(tmp_path)])
-    state = read_init(cfg)
-    net = network_for(state, cfg.hidden, cfg.layers)
+    init = read_init(cfg)
+    state = init["model"]
+    net = build(init["network"])
     net.load_state_dict(state)
     assert net.obs_dim == OBS_DIM and state["policy_net.0.weight"].shape[1] == OBS_DIM + 24
     old = load_network(old_file)
@@ -367,3 +369,39 @@ def test_a_finished_run_says_how_to_evaluate_export_and_serve_it(tmp_path, capsy
     err = capsys.readouterr().err
     assert f"finished: {ck}" in err
     assert f"python evaluate.py model:{ck}" in err and f"python -m agents.export {ck}" in err and "cuatrola-serve --model" in err
+
+
+def test_every_checkpoint_says_its_network_and_is_built_from_that(tmp_path, capsys):
+    """A run's checkpoint carries its network's spec ("network"), and loading builds that spec: a spec
+    that contradicts the weights, or a malformed one, is a one-line refusal; a file written before
+    specs (the shipped .pt files) is read from its weights."""
+    import torch
+
+    from agents.checkpoint import CheckpointError
+    from agents.network import NetworkSpec
+    from agents.torch_agent import load_network
+
+    assert train.main(["--config", "tiny", "--eval-every", "0", "--run-dir", str(tmp_path)]) == 0
+    path = only_run(tmp_path) / "checkpoint.pt"
+    ck = read_checkpoint(str(path))
+    assert ck["network"] == load_network(str(path)).spec.to_dict() == NetworkSpec(32, 2).to_dict()
+    for name, edit, says in (("wrong", {"hidden": 64}, "cannot load"), ("bad", {"late_layers": "3"}, "late_layers"),
+                             ("unknown", {"heads": 5}, "unknown field")):
+        bad = {**ck, "network": {**ck["network"], **edit}}
+        torch.save(bad, tmp_path / f"{name}.pt")
+        with pytest.raises(CheckpointError, match=says):
+            load_network(str(tmp_path / f"{name}.pt"))
+    shipped = load_network(str(ROOT / "agents/models/cuatrola_expert.pt"))  # written before specs
+    assert shipped.spec.late_hidden == 512 and shipped.spec.early_head and shipped.spec.late_from_trick == 1
+
+
+def test_no_module_guesses_a_network_from_its_key_names():
+    """Heads are declared in the spec: outside agents/network.py (whose NetworkSpec.of_state reads
+    files written before specs) no module of the package detects a head from a state dict's keys."""
+    import re
+
+    guesses = re.compile(r'"(early_net|late_net|q_net|owner_net)\.0\.weight" in|late_head_size\(|"late_from_trick" in '
+                         r'|startswith\("owner_net\."\) for k in|q_net\.\{')
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "agents").rglob("*.py")) if path.name != "network.py"
+             for n, line in enumerate(path.read_text().splitlines(), 1) if guesses.search(line)]
+    assert not found, found

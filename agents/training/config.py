@@ -15,10 +15,10 @@ from collections.abc import Callable
 import torch
 
 from cuatrola_env.cli import brief
-from cuatrola_env.observation import OBS_DIMS
+from cuatrola_env.observation import OBS_DIM
 from cuatrola_env.rules import Rules, get_rules
 
-from ..checkpoint import CheckpointError, read_checkpoint
+from ..checkpoint import CheckpointError, network_spec, read_checkpoint
 from ..network import widen_inputs
 from ..registry import spec_names_outside
 
@@ -143,7 +143,9 @@ class Algorithm:
     later: dict  #: fields added after its checkpoints were first written, with the value older runs had
     check: Callable  #: ``check(cfg)``: ``ValueError`` naming a field no run of it can start with
     check_checkpoint: Callable  #: ``check_checkpoint(checkpoint, path)``: ``CheckpointError`` naming a field
-    init_weights: Callable  #: ``init_weights(state dict) -> state dict`` of the run's network (``--init``)
+    #: ``init_weights(init) -> init``: the ``--init`` network (``{"model": weights, "network": spec}``, from
+    #: :func:`read_init`) as this algorithm starts from it
+    init_weights: Callable
     run: Callable
     #: ``check_resume(saved, given)``: ``CheckpointError`` for what a checkpoint's data may not choose
     #: unless the command line names it again (beyond :data:`FROM_COMMAND_LINE`, which is never taken)
@@ -216,18 +218,18 @@ def learner_device(name: str) -> torch.device:
 
 
 def read_init(cfg: RunConfig) -> dict:
-    """The network of ``cfg.init`` (a checkpoint or model file), checked against this run's network
-    shape (a network trained under another rules preset may start a run: the observation is the same;
-    one of an earlier observation version too, widened by :func:`agents.network.widen_inputs` to
-    play exactly as before)."""
+    """The network of ``cfg.init`` (a checkpoint or model file) as ``{"model": weights, "network":
+    its NetworkSpec}``, checked against this run's network shape (a network trained under another
+    rules preset may start a run: the observation is the same; one of an earlier observation version
+    too, widened by :func:`agents.network.widen_inputs` to play exactly as before)."""
     init = read_checkpoint(cfg.init, older=True)
-    shape = init.get("config", {})
-    if (shape.get("hidden"), shape.get("layers")) != (cfg.hidden, cfg.layers):
+    spec = network_spec(init, cfg.init)
+    if (spec.hidden, spec.layers) != (cfg.hidden, cfg.layers):
         raise CheckpointError(
-            f"{cfg.init} holds a network of {shape.get('layers')} layers of {shape.get('hidden')} units; "
+            f"{cfg.init} holds a network of {spec.layers} layers of {spec.hidden} units; "
             f"this run builds {cfg.layers} of {cfg.hidden} (set --hidden and --layers to match, "
             "or leave both unset to take the file's)")
-    return widen_inputs(init["model"], OBS_DIMS[init["obs_version"]])
+    return {"model": widen_inputs(init["model"], spec.obs_dim), "network": dataclasses.replace(spec, obs_dim=OBS_DIM)}
 
 
 __all__ = ["Algorithm", "FROM_COMMAND_LINE", "LATER_FIELDS", "NAMED_AGAIN", "RESUMABLE", "RunConfig", "check_at_least",

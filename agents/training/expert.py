@@ -370,7 +370,8 @@ def snapshot(run_name: str, cfg: ExpertConfig, rules: Rules, net, opt, rng: np.r
              files: list[str], labels: int) -> dict:
     """An expert-iteration checkpoint: what every model file has, and the run's place and label files."""
     return {"run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(), "obs_version": OBS_VERSION,
-            "model": net.state_dict(), "optimizer": opt.state_dict(), "iteration": iteration, "step": labels,
+            "model": net.state_dict(), "network": net.spec.to_dict(),
+            "optimizer": opt.state_dict(), "iteration": iteration, "step": labels,
             "update": iteration, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(), "data": files}
 
 
@@ -413,7 +414,7 @@ def check_checkpoint(ck: dict, path: str) -> None:
 def start(cfg: ExpertConfig, resume: str | None, ck: dict | None, init: dict | None, run_name: str, run_dir: Path,
           rng: np.random.Generator) -> int:
     """Label, fit, relabel (:func:`run`), the learner on its device; until ``expert_iterations``, or Ctrl-C / SIGTERM."""
-    net = network(cfg.hidden, cfg.layers, init).to(learner_device(cfg.device))
+    net = network(cfg.hidden, cfg.layers, init["model"] if init else None).to(learner_device(cfg.device))
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     iteration, files = restore(ck, resume, run_dir, net, opt, rng) if ck else (0, [])
     with stop_signals() as stop:

@@ -57,9 +57,9 @@ from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, NUM_TRICKS, Rules, get_ru
 from cuatrola_env.view import HandHistories, batch_views
 
 from ..belief import sample_worlds
-from ..checkpoint import CheckpointError, kept, save_checkpoint
+from ..checkpoint import CheckpointError, kept, network_spec, save_checkpoint
 from ..heuristic import HeuristicAgent
-from ..network import MASKED_LOGIT, PolicyValueNet, late_head_size
+from ..network import MASKED_LOGIT, NetworkSpec, PolicyValueNet
 from ..parallel import Runner, Stopped
 from ..pimc import PIMCAgent
 from ..player import PolicyPlayer
@@ -163,22 +163,25 @@ ORACLE_LATER = {**LATER_FIELDS, "lr_final": -1.0, "oracle_pimc_frac": 0.0, "orac
                 "oracle_policy_target": "q", "fit_suits": False}
 
 
-def network(hidden: int, layers: int, weights: dict | None = None, late_from_trick: int = 0,
+def network(hidden: int, layers: int, start: dict | None = None, late_from_trick: int = 0,
             early_head: bool = False) -> PolicyValueNet:
-    """A network with the dueling action-value head and the card-location head, with ``weights``
-    (a state dict of tensors or arrays; a policy network's, whose missing heads start fresh), a
-    late card-play head from trick ``late_from_trick`` on when ``weights`` hold one (of its size)
-    or it is given (not 0), and an early card-play head when they hold one or ``early_head`` asks:
-    a head the weights lack starts as a copy of their policy head, so that it plays as they do."""
-    held = None if weights is None or "late_from_trick" not in weights else int(weights["late_from_trick"])
+    """A network with the dueling action-value head and the card-location head, starting from
+    ``start`` (``{"model": weights, "network": their NetworkSpec}``; a policy network's, whose missing
+    heads start fresh): a late card-play head from trick ``late_from_trick`` on when ``start`` has one
+    (of its size) or it is given (not 0), and an early card-play head when ``start`` has one or
+    ``early_head`` asks; a head ``start`` lacks starts as a copy of its policy head, so that it plays
+    as ``start`` does."""
+    spec = start["network"] if start else None
+    held = spec.late_from_trick if spec else None
     if held is not None and late_from_trick and held != late_from_trick:
         raise CheckpointError(f"the network's late head plays from trick {held}, not late_from_trick {late_from_trick}")
     late = held if held is not None else (late_from_trick or None)
-    held_early = weights is not None and "early_net.0.weight" in weights
-    late_hidden, late_layers = late_head_size(weights or {})
-    net = PolicyValueNet(hidden, layers, dueling=True, owners=True, late_from_trick=late,
-                         early_head=early_head or held_early, late_hidden=late_hidden, late_layers=late_layers)
-    net = with_weights(net, weights, ("q_net.", "owner_net.", "late_net.", "late_from_trick", "early_net."))
+    held_early = bool(spec and spec.early_head)
+    net = PolicyValueNet(hidden, layers, dueling=True, owners=True, late_from_trick=late, early_head=early_head or held_early,
+                         late_hidden=spec.late_hidden if held is not None else None,
+                         late_layers=spec.late_layers if held is not None else None)
+    net = with_weights(net, start["model"] if start else None,
+                       ("q_net.", "owner_net.", "late_net.", "late_from_trick", "early_net."))
     for head, held_it in ((net.late_net, held is not None), (net.early_net, held_early)):
         if head is not None and not held_it:
             head.load_state_dict(net.policy_net.state_dict())
@@ -249,16 +252,18 @@ def _greedy(net: PolicyValueNet, pos: Positions, live: np.ndarray, bits: np.ndar
     return logits.argmax(-1).numpy()
 
 
-def play_and_label(weights: dict, past: dict | None, shape: tuple[int, int], rules: str | dict, options: dict, seed: int,
+def play_and_label(weights: dict, past: dict | None, spec: dict, rules: str | dict, options: dict, seed: int,
                    hands: int) -> dict:
     """Play ``hands`` hands at once, every decision with more than one legal action labelled on the
     actual deal. ``options``: ``temperature``, ``heuristic_frac``, ``pimc_frac``, ``pimc_worlds``, ``past_frac``,
     ``margin``, ``sampled_frac``, ``bids``
     (``solver``: each contract solved double-dummy; ``rollout``: :func:`rollout_bid_values`). Returns the
-    compact data of :mod:`.labels`."""
+    compact data of :mod:`.labels`. ``weights`` and ``past`` are networks of ``spec`` (a
+    :class:`~agents.network.NetworkSpec` as a dict)."""
     torch.set_num_threads(1)
-    rules_set, rng = get_rules(rules), np.random.default_rng(seed)
-    nets = {SELF: network(*shape, weights), PAST: network(*shape, past) if past is not None else None}
+    rules_set, rng, spec = get_rules(rules), np.random.default_rng(seed), NetworkSpec.from_dict(spec)
+    nets = {SELF: network(spec.hidden, spec.layers, {"model": weights, "network": spec}),
+            PAST: network(spec.hidden, spec.layers, {"model": past, "network": spec}) if past is not None else None}
     opponent, opp_team = _opponents(hands, options, past is not None, rng), rng.integers(0, 2, hands)
     pos = Positions.random(hands, rules_set, int(rng.integers(2**63)), score=_match_scores(hands, rules_set, rng))
     deal, labels, history = pos.hands.copy(), [], HandHistories(hands)  # history: PIMC's sampler reads it
@@ -513,7 +518,7 @@ def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: OracleConf
     options = play_options(cfg)
     split = hand_tasks(cfg.oracle_hands, cfg.oracle_per_task, cfg.seed, iteration)
     past = [pool[int(rng.integers(len(pool)))] if pool and cfg.oracle_past_frac > 0 else None for _ in split]
-    tasks = [(weights, p, (cfg.hidden, cfg.layers), run_rules(cfg).to_dict(), options, seed, n)
+    tasks = [(weights, p, net.spec.to_dict(), run_rules(cfg).to_dict(), options, seed, n)
              for (seed, n), p in zip(split, past, strict=True)]
     desc = f"iteration {iteration + 1} of {cfg.oracle_iterations}: playing and labelling"
     return label_in_tasks(runner, play_and_label, tasks, [n for _, n in split], desc,
@@ -585,7 +590,8 @@ def snapshot(run_name: str, cfg: OracleConfig, rules: Rules, net, opt, rng: np.r
     """An oracle checkpoint: what every model file has, the run's place and its past networks (the
     window is :data:`WINDOW_FILE` beside it)."""
     return {"run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(), "obs_version": OBS_VERSION,
-            "model": net.state_dict(), "optimizer": opt.state_dict(), "iteration": iteration, "step": labels,
+            "model": net.state_dict(), "network": net.spec.to_dict(),
+            "optimizer": opt.state_dict(), "iteration": iteration, "step": labels,
             "update": iteration, "labels": labels, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
             "pool": pool}
 
@@ -597,7 +603,7 @@ def restore(ck: dict, path: str, run_dir: Path, net, opt, rng: np.random.Generat
         opt.load_state_dict(ck["optimizer"])
         rng.bit_generator.state = ck["rng"]
         torch.set_rng_state(ck["torch_rng"])
-        pool = [network(net.hidden, net.layers, p).state_dict() for p in ck["pool"]]
+        pool = [network(net.hidden, net.layers, {"model": p, "network": net.spec}).state_dict() for p in ck["pool"]]
     except (RuntimeError, ValueError, TypeError, KeyError) as e:
         raise CheckpointError(f"{path} does not fit this run: {str(e).splitlines()[0]}") from None
     data = load_data(run_dir / WINDOW_FILE)
@@ -652,7 +658,8 @@ def start(cfg: OracleConfig, resume: str | None, ck: dict | None, init: dict | N
           rng: np.random.Generator) -> int:
     """Play, label, fit (:func:`run`), the learner on its device; until ``oracle_iterations``, or Ctrl-C / SIGTERM."""
     rules = run_rules(cfg)
-    net = network(cfg.hidden, cfg.layers, init, cfg.late_from_trick, cfg.early_head).to(learner_device(cfg.device))
+    start_from = {"model": ck["model"], "network": network_spec(ck, resume)} if ck else init
+    net = network(cfg.hidden, cfg.layers, start_from, cfg.late_from_trick, cfg.early_head).to(learner_device(cfg.device))
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     if ck:
         iteration, window, pool, labels = restore(ck, resume, run_dir, net, opt, rng, rules)
@@ -664,12 +671,14 @@ def start(cfg: OracleConfig, resume: str | None, ck: dict | None, init: dict | N
     return 0
 
 
-def init_weights(model: dict) -> dict:
-    """An ``--init`` network's weights for this run's network: a plain action-value head (expert
-    iteration's, 24 outputs) is dropped, to start fresh as a dueling one."""
-    biases = sorted((int(k.split(".")[1]), v) for k, v in model.items() if k.startswith("q_net.") and k.endswith(".bias"))
-    plain = bool(biases) and len(biases[-1][1]) == NUM_ACTIONS
-    return {k: v for k, v in model.items() if not (plain and k.startswith("q_net."))}
+def init_weights(init: dict) -> dict:
+    """An ``--init`` network for this run's network: a plain action-value head (expert iteration's,
+    24 outputs) is dropped, to start fresh as a dueling one."""
+    spec = init["network"]
+    if not spec.q_head or spec.dueling:
+        return init
+    return {"model": {k: v for k, v in init["model"].items() if not k.startswith("q_net.")},
+            "network": dataclasses.replace(spec, q_head=False)}
 
 
 ALGORITHM = Algorithm("oracle", OracleConfig, resumable=ORACLE_RESUMABLE, resume_fields=RESUME_FIELDS,

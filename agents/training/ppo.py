@@ -97,9 +97,10 @@ def check_checkpoint(ck: dict, path: str) -> None:
         raise CheckpointError(f"{path}: field(s) {wrong} of field 'env' do not hold the run's {n} games (num_envs)")
 
 
-def init_weights(model: dict) -> dict:
+def init_weights(init: dict) -> dict:
     """A network to start from, without the heads PPO has none of (action values, card locations)."""
-    return {k: v for k, v in model.items() if not k.startswith(("q_net.", "owner_net."))}
+    model = {k: v for k, v in init["model"].items() if not k.startswith(("q_net.", "owner_net."))}
+    return {"model": model, "network": dataclasses.replace(init["network"], q_head=False, dueling=False, owners=False)}
 
 
 def run(cfg: PPOConfig, resume: str | None, ck: dict | None, init: dict | None, run_name: str, run_dir: Path,
@@ -113,7 +114,7 @@ def run(cfg: PPOConfig, resume: str | None, ck: dict | None, init: dict | None, 
     opt = torch.optim.Adam(learner.parameters(), lr=cfg.learning_rate, eps=1e-5)
     progress = Progress.start(cfg.num_envs)
     if init is not None:
-        learner.load_state_dict(init)
+        learner.load_state_dict(init["model"])
     if ck:
         progress = restore(ck, resume, learner, opt, rng, play)
     if learner is not net:

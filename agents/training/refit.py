@@ -45,7 +45,7 @@ from cuatrola_env.cli import brief
 from cuatrola_env.observation import OBS_VERSION, trick_number
 from cuatrola_env.rules import NUM_TRICKS, Rules
 
-from ..checkpoint import CheckpointError, kept, save_checkpoint
+from ..checkpoint import CheckpointError, kept, network_spec, save_checkpoint
 from ..network import PolicyValueNet
 from ..parallel import Stopped
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option, run_rules
@@ -106,17 +106,17 @@ def window_paths(cfg: RefitConfig) -> list[Path]:
 
 
 # ----------------------------------------------------------------------------- the network and the labels
-def refit_network(cfg: RefitConfig, weights: dict) -> PolicyValueNet:
-    """The ``weights``' network with a late head of ``late_hidden`` x ``late_layers``: the weights' own
-    late head when it has that size (a resumed run, or a refit of a refit), a fresh one otherwise."""
-    late = weights.get("late_from_trick")
-    late_from_trick = cfg.late_from_trick if late is None else int(late)
+def refit_network(cfg: RefitConfig, start: dict) -> PolicyValueNet:
+    """The network of ``start`` (``{"model": weights, "network": their NetworkSpec}``) with a late head
+    of ``late_hidden`` x ``late_layers``: its own late head when it has that size (a resumed run, or a
+    refit of a refit), a fresh one otherwise."""
+    spec, weights = start["network"], start["model"]
+    late_from_trick = cfg.late_from_trick if spec.late_from_trick is None else spec.late_from_trick
     net = PolicyValueNet(cfg.hidden, cfg.layers, dueling=True, owners=True, late_from_trick=late_from_trick,
-                         late_hidden=cfg.late_hidden, late_layers=cfg.late_layers,
-                         early_head="early_net.0.weight" in weights)
+                         late_hidden=cfg.late_hidden, late_layers=cfg.late_layers, early_head=spec.early_head)
     fresh = {k: v for k, v in net.state_dict().items() if k.startswith("late_net.")}
     held = {k: v for k, v in weights.items() if k.startswith("late_net.")}
-    same = held.keys() == fresh.keys() and all(tuple(held[k].shape) == tuple(fresh[k].shape) for k in held)
+    same = (spec.late_hidden, spec.late_layers) == (cfg.late_hidden, cfg.late_layers) and held.keys() == fresh.keys()
     others = {k: v for k, v in weights.items() if not k.startswith("late_net.") and k != "late_from_trick"}
     return with_weights(net, {**others, **(held if same else fresh)}, ("late_net.", "late_from_trick"))
 
@@ -181,7 +181,8 @@ def snapshot(run_name: str, cfg: RefitConfig, rules: Rules, net, opt, rng: np.ra
              labels: int) -> dict:
     """A refit checkpoint: what every model file has, and the run's place."""
     return {"run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(), "obs_version": OBS_VERSION,
-            "model": net.state_dict(), "optimizer": opt.state_dict(), "epoch": epoch, "step": epoch * labels,
+            "model": net.state_dict(), "network": net.spec.to_dict(),
+            "optimizer": opt.state_dict(), "epoch": epoch, "step": epoch * labels,
             "update": epoch, "labels": labels, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state()}
 
 
@@ -189,7 +190,8 @@ def start(cfg: RefitConfig, resume: str | None, ck: dict | None, init: dict | No
           rng: np.random.Generator) -> int:
     """Fit the late head pass by pass, a checkpoint after each, until ``refit_epochs`` or Ctrl-C / SIGTERM."""
     rules = run_rules(cfg)
-    net = refit_network(cfg, ck["model"] if ck else init).to(learner_device(cfg.device))
+    start_from = {"model": ck["model"], "network": network_spec(ck, resume)} if ck else init
+    net = refit_network(cfg, start_from).to(learner_device(cfg.device))
     opt = torch.optim.Adam(net.late_net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     epoch = 0
     if ck:
@@ -229,9 +231,9 @@ def start(cfg: RefitConfig, resume: str | None, ck: dict | None, init: dict | No
     return 0
 
 
-def init_weights(model: dict) -> dict:
-    """An ``--init`` network's weights, as they are (the refit keeps every head but the late one)."""
-    return model
+def init_weights(init: dict) -> dict:
+    """An ``--init`` network, as it is (the refit keeps every head but the late one)."""
+    return init
 
 
 ALGORITHM = Algorithm("refit", RefitConfig, resumable=REFIT_RESUMABLE, resume_fields=RESUME_FIELDS,

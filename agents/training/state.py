@@ -26,7 +26,8 @@ def snapshot(run_name: str, cfg, rules: Rules, net, opt, rng: np.random.Generato
     """The checkpoint payload of a run at this point."""
     return {
         "run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(), "obs_version": OBS_VERSION,
-        "model": net.state_dict(), "optimizer": opt.state_dict(), "step": run.step, "update": run.update,
+        "model": net.state_dict(), "network": net.spec.to_dict(),
+        "optimizer": opt.state_dict(), "step": run.step, "update": run.update,
         "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(), "env": play.get_state(),
         "hand_uid": run.hand_uid, "pending": run.pending, "pool": run.pool,
     }

@@ -29,6 +29,7 @@ import torch
 
 from cuatrola_env.cli import ArgumentParser, int_in, run_main
 from cuatrola_env.files import atomic_open
+from cuatrola_env.observation import OBS_DIM, OBS_VERSION
 from cuatrola_env.rules import NUM_ACTIONS
 from cuatrola_env.vector import VectorCuatrola
 
@@ -72,7 +73,7 @@ def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
     net = load_network(checkpoint)
     out_path = Path(out)
     model = _Policy(net).eval()
-    obs_dim = net.obs_dim  # a network of an earlier observation version takes that version's width
+    obs_dim = OBS_DIM  # the graph takes today's observation whole; a network of an earlier version reads its leading columns
     example = (torch.zeros(2, obs_dim), torch.ones(2, NUM_ACTIONS, dtype=torch.bool))
     with warnings.catch_warnings(), atomic_open(out_path, "wb") as f:  # TorchScript exporter: plain MLPs need no newer
         warnings.simplefilter("ignore", DeprecationWarning)
@@ -87,7 +88,7 @@ def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
         "version": CARD_VERSION,
         "model": out_path.name,
         "sha256": hashlib.sha256(out_path.read_bytes()).hexdigest(),
-        "obs_version": ck["obs_version"],
+        "obs_version": OBS_VERSION,
         "obs_dim": obs_dim,
         "num_actions": NUM_ACTIONS,
         "rules": ck["rules"],
@@ -127,7 +128,7 @@ def check_parity(net, onnx_path, n: int = 10_000, seed: int = 0) -> dict:
 
     obs, mask = sample_observations(n, seed=seed)
     sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
-    got = sess.run(["logits"], {"observation": obs[:, : net.obs_dim], "action_mask": mask})[0]
+    got = sess.run(["logits"], {"observation": obs, "action_mask": mask})[0]
     with torch.no_grad():
         want = net.policy(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
     legal = mask

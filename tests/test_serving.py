@@ -365,3 +365,22 @@ def test_a_model_of_an_earlier_observation_version_reads_the_leading_columns():
         want = net.policy(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
     assert net.obs_dim == OBS_DIMS[1]
     assert np.abs(got[mask] - want[mask]).max() < 1e-4
+
+
+def test_every_shipped_onnx_model_takes_the_environments_observation_as_it_is():
+    """A user feeds any shipped model what the environment gives (today's whole observation and the
+    legal mask) and gets logits; each card says so."""
+    ort = pytest.importorskip("onnxruntime")
+    from cuatrola_env import VectorCuatrola
+    from cuatrola_env.observation import OBS_VERSION
+
+    env = VectorCuatrola(32, seed=1)
+    obs, mask = env.observe(), env.action_mask
+    cards = sorted((Path(__file__).resolve().parents[1] / "agents" / "models").glob("*.json"))
+    assert len(cards) == 4
+    for card_path in cards:
+        card = json.loads(card_path.read_text())
+        assert (card["obs_version"], card["obs_dim"]) == (OBS_VERSION, OBS_DIM), card_path.name
+        session = ort.InferenceSession(str(card_path.with_suffix(".onnx")), providers=["CPUExecutionProvider"])
+        (logits,) = session.run(["logits"], {"observation": obs, "action_mask": mask})
+        assert logits.shape == (32, 24) and np.isfinite(logits[mask]).all(), card_path.name

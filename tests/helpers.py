@@ -131,3 +131,20 @@ def refused(capsys, message: str) -> bool:
     last = err.splitlines()[-1] if err else ""
     assert last.startswith("error: ") and "Traceback" not in err, err
     return message in last
+
+
+def sigterm_on_call(function, call: int = 2):
+    """``function``, wrapped to send this process SIGTERM as its ``call``-th call begins (a run's own
+    handler takes it: Ctrl-C or SIGTERM arriving in the middle of that step)."""
+    import os
+    import signal
+
+    calls = []
+
+    def wrapped(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == call:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return function(*args, **kwargs)
+
+    return wrapped

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import refused
+from helpers import refused, sigterm_on_call
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("numba")
@@ -510,20 +510,10 @@ def test_an_expert_run_stopped_while_fitting_keeps_the_run_as_it_was_before(tmp_
     """SIGTERM as the second iteration's fit begins: stopped at the next minibatch, its checkpoint is
     the run after iteration 1 (weights untouched by the half fit), and resumed it ends on the
     uninterrupted run's weights."""
-    import os
-    import signal
-
     whole, parts = tmp_path / "whole", tmp_path / "parts"
     assert train.main([*TINY, "--run-dir", str(whole)]) == 0
-    real_fit, calls = expert.fit, []
-
-    def fit_then_sigterm(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 2:
-            os.kill(os.getpid(), signal.SIGTERM)
-        return real_fit(*args, **kwargs)
-
-    monkeypatch.setattr(expert, "fit", fit_then_sigterm)
+    real_fit = expert.fit
+    monkeypatch.setattr(expert, "fit", sigterm_on_call(real_fit))
     assert train.main([*TINY, "--run-dir", str(parts)]) == 0
     (run,) = list(parts.iterdir())
     assert read_checkpoint(str(run / "checkpoint.pt"))["iteration"] == 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import scramble_hidden
+from helpers import scramble_hidden, sigterm_on_call
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("numba")
@@ -365,20 +365,10 @@ def test_label_regret_draws_from_an_expert_label_file_only_decisions_whose_label
 def test_a_run_stopped_while_fitting_resumes_to_the_uninterrupted_run(tmp_path, monkeypatch):
     """SIGTERM during the second iteration's fit: the run stops at the next minibatch, its checkpoint
     is the run as it was before that iteration, and resumed it ends on the uninterrupted run's weights."""
-    import os
-    import signal
-
     whole, parts = tmp_path / "whole", tmp_path / "parts"
     assert train.main([*TINY, "--oracle-iterations", "2", "--run-dir", str(whole)]) == 0
-    real_fit, calls = oracle.fit, []
-
-    def fit_then_sigterm(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 2:
-            os.kill(os.getpid(), signal.SIGTERM)  # arrives as the fit begins: the run's own handler takes it
-        return real_fit(*args, **kwargs)
-
-    monkeypatch.setattr(oracle, "fit", fit_then_sigterm)
+    real_fit = oracle.fit
+    monkeypatch.setattr(oracle, "fit", sigterm_on_call(real_fit))
     assert train.main([*TINY, "--oracle-iterations", "2", "--run-dir", str(parts)]) == 0
     (run,) = list(parts.iterdir())
     assert read_checkpoint(str(run / "checkpoint.pt"))["iteration"] == 1, "the half-fitted iteration is not kept"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import tiny_oracle_checkpoint
+from helpers import sigterm_on_call, tiny_oracle_checkpoint
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("numba")
@@ -121,21 +121,11 @@ def test_the_teacher_regret_example_measures_the_network_and_pimc_on_the_same_de
 def test_a_refit_stopped_mid_pass_keeps_the_pass_before_and_resumes_exactly(base, tmp_path, monkeypatch):
     """SIGTERM as the second pass begins: the checkpoint is the run after pass 1, and resumed it ends
     on the uninterrupted run's weights."""
-    import os
-    import signal
-
     from agents.training import refit as module
 
     whole = refit(base, tmp_path / "whole", "--refit-epochs", "2")
-    real_pass, calls = module.fit_pass, []
-
-    def pass_then_sigterm(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 2:
-            os.kill(os.getpid(), signal.SIGTERM)
-        return real_pass(*args, **kwargs)
-
-    monkeypatch.setattr(module, "fit_pass", pass_then_sigterm)
+    real_pass = module.fit_pass
+    monkeypatch.setattr(module, "fit_pass", sigterm_on_call(real_pass))
     part = refit(base, tmp_path / "part", "--refit-epochs", "2")
     assert read_checkpoint(str(part))["epoch"] == 1
     monkeypatch.setattr(module, "fit_pass", real_pass)

@@ -54,7 +54,7 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 
 from cuatrola_env.game import Game
-from cuatrola_env.observation import OBS_DIM, OBS_VERSION, OFFSETS, trick_number
+from cuatrola_env.observation import OBS_DIM, OFFSETS, trick_number
 from cuatrola_env.rules import NUM_ACTIONS, NUM_TRICKS, Rules
 
 from ..base import seat_view
@@ -67,6 +67,7 @@ from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts,
 from .fitting import minibatch_passes, renamed_suits, soft_cross_entropy, soft_targets, with_weights
 from .labels import MAX_DECISIONS, LabelStore, copy_given_data, hand_tasks, label_in_tasks, save_data
 from .report import evaluate_policy, interval, time_left
+from .state import restore_run, run_state
 from .stopping import stop_signals
 
 
@@ -368,22 +369,13 @@ def fit_files(net, opt, cfg: ExpertConfig, store: LabelStore, files: list[str], 
 
 def snapshot(run_name: str, cfg: ExpertConfig, rules: Rules, net, opt, rng: np.random.Generator, iteration: int,
              files: list[str], labels: int) -> dict:
-    """An expert-iteration checkpoint: what every model file has, and the run's place and label files."""
-    return {"run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(), "obs_version": OBS_VERSION,
-            "model": net.state_dict(), "network": net.spec.to_dict(),
-            "optimizer": opt.state_dict(), "iteration": iteration, "step": labels,
-            "update": iteration, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(), "data": files}
+    """An expert-iteration checkpoint: what every run holds, and its place and label files."""
+    return run_state(run_name, cfg, rules, net, opt, rng, iteration=iteration, step=labels, update=iteration, data=files)
 
 
 def restore(ck: dict, path: str, run_dir: Path, net, opt, rng: np.random.Generator) -> tuple[int, list[str]]:
     """Put an expert-iteration checkpoint back; :class:`CheckpointError` names what does not fit."""
-    try:
-        net.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["optimizer"])
-        rng.bit_generator.state = ck["rng"]
-        torch.set_rng_state(ck["torch_rng"])
-    except (RuntimeError, ValueError, TypeError, KeyError) as e:
-        raise CheckpointError(f"{path} does not fit this run: {str(e).splitlines()[0]}") from None
+    restore_run(ck, path, net, opt, rng)
     files = list(ck["data"])
     absent = [f for f in files if not (run_dir / f).is_file() or Path(f).is_absolute() or ".." in Path(f).parts]
     if absent:

@@ -51,7 +51,6 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 
 from cuatrola_env.cli import brief
-from cuatrola_env.observation import OBS_VERSION
 from cuatrola_env.positions import Positions
 from cuatrola_env.rules import NUM_ACTIONS, NUM_CARDS, NUM_TRICKS, Rules, get_rules
 from cuatrola_env.view import HandHistories, batch_views
@@ -81,6 +80,7 @@ from .labels import (
     save_data,
 )
 from .report import evaluate_policy, interval, time_left
+from .state import put_back, restore_run, run_state
 from .stopping import stop_signals
 
 WINDOW_FILE = "data/window.npz"
@@ -587,25 +587,17 @@ def _log(writer, stats: dict, labels: int, iteration: int, rate: float, window: 
 
 def snapshot(run_name: str, cfg: OracleConfig, rules: Rules, net, opt, rng: np.random.Generator, iteration: int,
              pool: list[dict], labels: int) -> dict:
-    """An oracle checkpoint: what every model file has, the run's place and its past networks (the
+    """An oracle checkpoint: what every run holds, and its place, labels and past networks (the
     window is :data:`WINDOW_FILE` beside it)."""
-    return {"run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(), "obs_version": OBS_VERSION,
-            "model": net.state_dict(), "network": net.spec.to_dict(),
-            "optimizer": opt.state_dict(), "iteration": iteration, "step": labels,
-            "update": iteration, "labels": labels, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
-            "pool": pool}
+    return run_state(run_name, cfg, rules, net, opt, rng, iteration=iteration, step=labels, update=iteration,
+                     labels=labels, pool=pool)
 
 
 def restore(ck: dict, path: str, run_dir: Path, net, opt, rng: np.random.Generator, rules: Rules):
     """Put an oracle checkpoint and its window back; :class:`CheckpointError` names what does not fit."""
-    try:
-        net.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["optimizer"])
-        rng.bit_generator.state = ck["rng"]
-        torch.set_rng_state(ck["torch_rng"])
-        pool = [network(net.hidden, net.layers, {"model": p, "network": net.spec}).state_dict() for p in ck["pool"]]
-    except (RuntimeError, ValueError, TypeError, KeyError) as e:
-        raise CheckpointError(f"{path} does not fit this run: {str(e).splitlines()[0]}") from None
+    restore_run(ck, path, net, opt, rng)
+    pool = put_back(path, "pool", lambda: [network(net.hidden, net.layers, {"model": p, "network": net.spec}).state_dict()
+                                           for p in ck["pool"]])
     data = load_data(run_dir / WINDOW_FILE)
     try:
         window = Window.of(data, rules)

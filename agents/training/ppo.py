@@ -20,14 +20,16 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from ..checkpoint import CheckpointError, save_checkpoint
+from cuatrola_env.rules import Rules
+
+from ..checkpoint import CheckpointError, save_checkpoint, to_arrays
 from ..network import PolicyValueNet
 from ..registry import make_agent
 from .actors import ShardedPlay
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option, run_rules
 from .report import evaluate_policy, interval, log_update
 from .rollout import Progress, SelfPlay
-from .state import restore, snapshot
+from .state import put_back, restore_run, run_state
 from .stopping import stop_signals
 from .update import imitation_update, ppo_update
 
@@ -95,6 +97,28 @@ def check_checkpoint(ck: dict, path: str) -> None:
         wrong.append("hand_uid")
     if wrong:
         raise CheckpointError(f"{path}: field(s) {wrong} of field 'env' do not hold the run's {n} games (num_envs)")
+
+
+def snapshot(run_name: str, cfg, rules: Rules, net, opt, rng: np.random.Generator, play, run: Progress) -> dict:
+    """The checkpoint payload of a PPO run at this point: the games (with rollout workers, each
+    worker's games, unfinished decisions and random streams), the decisions of unfinished hands and
+    the pool, beside what every run holds."""
+    return run_state(run_name, cfg, rules, net, opt, rng, step=run.step, update=run.update, env=play.get_state(),
+                     hand_uid=run.hand_uid, pending=run.pending, pool=run.pool)
+
+
+def restore(ck: dict, path: str, net, opt, rng: np.random.Generator, play) -> Progress:
+    """Put a checked checkpoint's state into the run; :class:`CheckpointError` names a field that does not fit."""
+    restore_run(ck, path, net, opt, rng)
+    put_back(path, "env", lambda: play.set_state(to_arrays(ck["env"])))
+    pending = to_arrays(ck["pending"])
+    if pending is not None and not isinstance(pending, dict):
+        raise CheckpointError(f"{path}: field 'pending' must be a dict of arrays or None")
+    pool, shapes = ck["pool"], {k: v.shape for k, v in net.state_dict().items()}
+    for i, p in enumerate(pool if isinstance(pool, list) else [None]):
+        if not isinstance(p, dict) or {k: getattr(v, "shape", None) for k, v in p.items()} != shapes:
+            raise CheckpointError(f"{path}: field 'pool' must be a list of state dicts of this run's network (pool[{i}] is not)")
+    return Progress(int(ck["step"]), int(ck["update"]), to_arrays(ck["hand_uid"]), pending, pool)
 
 
 def init_weights(init: dict) -> dict:

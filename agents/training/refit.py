@@ -42,7 +42,7 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 
 from cuatrola_env.cli import brief
-from cuatrola_env.observation import OBS_VERSION, trick_number
+from cuatrola_env.observation import trick_number
 from cuatrola_env.rules import NUM_TRICKS, Rules
 
 from ..checkpoint import CheckpointError, kept, network_spec, save_checkpoint
@@ -52,6 +52,7 @@ from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts,
 from .fitting import minibatch_passes, renamed_suits, soft_cross_entropy, soft_targets, with_weights
 from .labels import load_data
 from .oracle import Window
+from .state import restore_run, run_state
 from .stopping import stop_signals
 
 
@@ -179,11 +180,8 @@ def learning_rate(cfg: RefitConfig, epoch: int) -> float:
 # ----------------------------------------------------------------------------- the run
 def snapshot(run_name: str, cfg: RefitConfig, rules: Rules, net, opt, rng: np.random.Generator, epoch: int,
              labels: int) -> dict:
-    """A refit checkpoint: what every model file has, and the run's place."""
-    return {"run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(), "obs_version": OBS_VERSION,
-            "model": net.state_dict(), "network": net.spec.to_dict(),
-            "optimizer": opt.state_dict(), "epoch": epoch, "step": epoch * labels,
-            "update": epoch, "labels": labels, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state()}
+    """A refit checkpoint: what every run holds, and its pass."""
+    return run_state(run_name, cfg, rules, net, opt, rng, epoch=epoch, step=epoch * labels, update=epoch, labels=labels)
 
 
 def start(cfg: RefitConfig, resume: str | None, ck: dict | None, init: dict | None, run_name: str, run_dir: Path,
@@ -195,12 +193,7 @@ def start(cfg: RefitConfig, resume: str | None, ck: dict | None, init: dict | No
     opt = torch.optim.Adam(net.late_net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     epoch = 0
     if ck:
-        try:
-            opt.load_state_dict(ck["optimizer"])
-            rng.bit_generator.state = ck["rng"]
-            torch.set_rng_state(ck["torch_rng"])
-        except (RuntimeError, ValueError, TypeError, KeyError) as e:
-            raise CheckpointError(f"{resume} does not fit this run: {str(e).splitlines()[0]}") from None
+        restore_run(ck, resume, net, opt, rng)
         epoch = ck["epoch"]
     window = read_windows(cfg, rules)
     tricks = trick_number(window.obs)

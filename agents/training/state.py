@@ -1,16 +1,18 @@
-"""A run's checkpoint: everything it needs to continue bit for bit, and putting it back.
+"""A run's checkpoint, the same for every algorithm: one payload, one way back.
 
-The payload holds only tensors, numbers, strings and lists or dicts of them (written by
-:func:`agents.checkpoint.save_checkpoint`, read with ``weights_only=True``): the network and
-optimiser, the config, rules and observation version, the counters, the RNG states, the
-games (:meth:`VectorCuatrola.get_state`; with rollout workers, each worker's games, unfinished
-decisions and random streams), the decisions of unfinished hands and the pool. ``play`` is the
-run's :class:`~agents.training.rollout.SelfPlay` or :class:`~agents.training.actors.ShardedPlay`.
+:func:`run_state` is what every checkpoint holds (its run's name, config, rules and observation
+version; the network's weights and spec, the optimiser, the random streams) plus the algorithm's
+own progress fields (PPO: the games, unfinished decisions and pool; oracle: the iteration, labels
+and pool; expert iteration: its label files; refit: its pass); :func:`restore_run` puts back the
+common part, :func:`put_back` any other field, each a :class:`~agents.checkpoint.CheckpointError`
+naming the field that does not fit. The payload holds only tensors, numbers, strings and lists or
+dicts of them (written by :func:`agents.checkpoint.save_checkpoint`, read with ``weights_only=True``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -18,41 +20,34 @@ import torch
 from cuatrola_env.observation import OBS_VERSION
 from cuatrola_env.rules import Rules
 
-from ..checkpoint import CheckpointError, to_arrays
-from .rollout import Progress
+from ..checkpoint import CheckpointError
 
 
-def snapshot(run_name: str, cfg, rules: Rules, net, opt, rng: np.random.Generator, play, run: Progress) -> dict:
-    """The checkpoint payload of a run at this point."""
-    return {
-        "run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(), "obs_version": OBS_VERSION,
-        "model": net.state_dict(), "network": net.spec.to_dict(),
-        "optimizer": opt.state_dict(), "step": run.step, "update": run.update,
-        "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(), "env": play.get_state(),
-        "hand_uid": run.hand_uid, "pending": run.pending, "pool": run.pool,
-    }
+def run_state(run_name: str, cfg, rules: Rules, net, opt, rng: np.random.Generator, **progress) -> dict:
+    """The checkpoint payload of a run at this point: what every run holds, and ``progress``."""
+    return {"run_name": run_name, "config": dataclasses.asdict(cfg), "rules": rules.to_dict(), "obs_version": OBS_VERSION,
+            "model": net.state_dict(), "network": net.spec.to_dict(), "optimizer": opt.state_dict(),
+            "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(), **progress}
 
 
-def restore(ck: dict, path: str, net, opt, rng: np.random.Generator, play) -> Progress:
-    """Put a checked checkpoint's state into the run; :class:`CheckpointError` names a field that does not fit."""
+def put_back(path, field: str, action: Callable):
+    """``action()`` (which puts the checkpoint's ``field`` into the run); what it raises becomes a
+    :class:`CheckpointError` naming the file and the field."""
+    try:
+        return action()
+    except CheckpointError:
+        raise
+    except (RuntimeError, ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise CheckpointError(f"{path}: field {field!r} does not fit this run: {first}") from None
 
-    def fit(field, put_back):
-        try:
-            return put_back()
-        except (RuntimeError, ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
-            first = str(e).splitlines()[0] if str(e) else type(e).__name__
-            raise CheckpointError(f"{path}: field {field!r} does not fit this run: {first}") from None
 
-    fit("model", lambda: net.load_state_dict(ck["model"]))
-    fit("optimizer", lambda: opt.load_state_dict(ck["optimizer"]))
-    fit("rng", lambda: setattr(rng.bit_generator, "state", ck["rng"]))
-    fit("torch_rng", lambda: torch.set_rng_state(ck["torch_rng"]))
-    fit("env", lambda: play.set_state(to_arrays(ck["env"])))
-    pending = to_arrays(ck["pending"])
-    if pending is not None and not isinstance(pending, dict):
-        raise CheckpointError(f"{path}: field 'pending' must be a dict of arrays or None")
-    pool, shapes = ck["pool"], {k: v.shape for k, v in net.state_dict().items()}
-    for i, p in enumerate(pool if isinstance(pool, list) else [None]):
-        if not isinstance(p, dict) or {k: getattr(v, "shape", None) for k, v in p.items()} != shapes:
-            raise CheckpointError(f"{path}: field 'pool' must be a list of state dicts of this run's network (pool[{i}] is not)")
-    return Progress(int(ck["step"]), int(ck["update"]), to_arrays(ck["hand_uid"]), pending, pool)
+def restore_run(ck: dict, path, net, opt, rng: np.random.Generator) -> None:
+    """Put back what every checkpoint holds: the weights, the optimiser and the random streams."""
+    put_back(path, "model", lambda: net.load_state_dict(ck["model"]))
+    put_back(path, "optimizer", lambda: opt.load_state_dict(ck["optimizer"]))
+    put_back(path, "rng", lambda: setattr(rng.bit_generator, "state", ck["rng"]))
+    put_back(path, "torch_rng", lambda: torch.set_rng_state(ck["torch_rng"]))
+
+
+__all__ = ["put_back", "restore_run", "run_state"]

@@ -387,3 +387,12 @@ def test_the_time_left_is_said_after_each_iteration(tmp_path, capsys):
     assert "iteration 1 of 2; about" in err and "left (done about" in err and "iteration 2 of 2:" in err
     assert time_left(2, 10, [60.0, 120.0, 180.0, 240.0], now=0.0).startswith("iteration 2 of 10; about 24 min left")
     assert time_left(10, 10, [5.0]) == "iteration 10 of 10"
+
+
+def test_a_first_strength_figure_comes_after_the_first_iteration(tmp_path, capsys):
+    """With evaluations every 5 iterations, the first one still comes after iteration 1 (a newcomer
+    sees a figure within minutes), then at 5, 10..."""
+    assert train.main([*TINY, "--oracle-iterations", "2", "--eval-every", "5", "--eval-deals", "4",
+                       "--run-dir", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "iteration 1: against the heuristic" in err and "iteration 2: against the heuristic" not in err

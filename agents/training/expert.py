@@ -347,7 +347,7 @@ def run(cfg: ExpertConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
             writer.add_scalar("charts/labels", labels, iteration)
             writer.add_scalar("charts/labels_per_s", len(data["hand"]) / seconds, labels)
             writer.add_scalar("charts/fitted_decisions", len(obs), labels)
-            if cfg.eval_every and iteration % cfg.eval_every == 0:
+            if cfg.eval_every and (iteration == 1 or iteration % cfg.eval_every == 0):  # a first figure early
                 shown["vs_heuristic"] = interval(evaluate(writer, net, rules, cfg, labels)["heuristic"])
             save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, iteration, files, labels))
             durations.append(time.perf_counter() - started)

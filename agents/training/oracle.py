@@ -97,7 +97,7 @@ class OracleConfig(RunConfig):
     algorithm: str = option("oracle", RunConfig.__dataclass_fields__["algorithm"].metadata["help"])
     exp_name: str = option("cuatrola_oracle", "run name prefix: runs/<exp_name>_<seed>_<time>")
     hidden: int = option(256, "hidden units per layer")
-    eval_every: int = option(6, "evaluate every N iterations (0: never)")
+    eval_every: int = option(6, "evaluate after the first iteration and every N iterations (0: never)")
     workers: int = option(2, RunConfig.__dataclass_fields__["workers"].metadata["help"])
     then: str = option("finetune", RunConfig.__dataclass_fields__["then"].metadata["help"])
     oracle_iterations: int = option(30, "play-label-fit iterations")
@@ -554,7 +554,7 @@ def run(cfg: OracleConfig, run_name: str, run_dir: Path, net: PolicyValueNet, op
             iteration += 1
             _log(writer, stats, labels, iteration, len(data["hand"]) / seconds, len(window))
             writer.add_scalar("charts/learning_rate", learning_rate(cfg, iteration - 1), labels)
-            if cfg.eval_every and iteration % cfg.eval_every == 0:
+            if cfg.eval_every and (iteration == 1 or iteration % cfg.eval_every == 0):  # a first figure early
                 shown["vs_heuristic"] = interval(evaluate(writer, net, rules, cfg, labels)["heuristic"])
                 print(f"iteration {iteration}: against the heuristic {shown['vs_heuristic']} game points a hand "
                       f"({cfg.eval_deals} deals)", file=sys.stderr)

@@ -15,7 +15,7 @@ regret is against the search's best action::
     python examples/label_regret.py runs/NAME/data/iteration_1.npz model:agents/models/cuatrola.pt bot:level=master
 
 ``--from-trick K`` draws only card plays of trick K (counted from 0) and later: with a label file of
-``configs/endgame.yaml``, whose earlier decisions hold the network's own play, not values.
+``experiments/configs/endgame.yaml``, whose earlier decisions hold the network's own play, not values.
 
 Only the held-out deals of the window (a twentieth, never fitted) are drawn; each position is
 replayed through the engine from its deal and moves, so every player sees an ordinary seat view with

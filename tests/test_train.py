@@ -219,7 +219,7 @@ def test_the_default_preset_is_the_default_algorithms_defaults_and_every_preset_
     preset, _, _ = train.parse_config(["--config", str(ROOT / "configs/default.yaml")])
     assert plain.algorithm == DEFAULT and plain == preset
     needs = {"refit.yaml": ["--init", str(ROOT / "agents/models/cuatrola_expert.pt"), "--refit-windows", "w.npz"]}
-    for path in sorted((ROOT / "configs").glob("*.yaml")):
+    for path in sorted([*(ROOT / "configs").glob("*.yaml"), *(ROOT / "experiments" / "configs").glob("*.yaml")]):
         cfg, _, _ = train.parse_config(["--config", str(path), *needs.get(path.name, [])])
         assert cfg.algorithm in ("ppo", "expert", "oracle", "refit"), path
     ppo, _, _ = train.parse_config(["--config", str(ROOT / "configs/ppo.yaml")])

@@ -19,9 +19,9 @@ Each iteration:
    To fine-tune a trained network by card labels alone, ``label_bids: policy`` labels each bid
    with the network's own bidding (:func:`own_play`) so that the fit leaves it where it was;
    ``label_pimc_frac`` puts PIMC at the table in a share of the matches
-   (``configs/master_labels.yaml``); ``label_from_trick`` labels the card plays of the earlier
+   (``experiments/configs/master_labels.yaml``); ``label_from_trick`` labels the card plays of the earlier
    tricks with the network's own play too, so that the search teaches only the last tricks
-   (``configs/endgame.yaml``).
+   (``experiments/configs/endgame.yaml``).
 3. **Keep** the iteration's data in ``data/iteration_K.npz``, compactly: each hand's deal,
    dealer, muestra, score and actions, and for each labelled decision its hand, its step and
    its 24 values (NaN off the legal actions), about 60 bytes a decision. Observations are

@@ -4,7 +4,7 @@ The rules treat the four suits alike: trump is whichever suit the muestra names,
 order among suits is that of two cantes due in the same trick. So renaming the suits of a seat's
 observation and of its legal actions gives a position a perfect player plays the same way,
 renamed. That gives a learner 24 positions for each one labelled (the suits renamed at random as
-it fits), and a player 24 questions to average over (``examples/averaged_policy.py``).
+it fits), and a player 24 questions to average over (``experiments/averaged_policy.py``).
 
 The renaming maps every card-indexed view of the observation (:data:`cuatrola_env.observation.VIEWS`),
 the trump view and the cantes view; bids are not renamed. ``suits[s]`` is the new name of suit ``s``;

@@ -12,7 +12,7 @@ from scenario import cid
 from agents import make_agent, parse_spec, seat_view
 from agents.belief import Inconsistent, any_world, consistent, constraints, sample_world_array, sample_worlds
 from cuatrola_env.game import Game
-from examples.late_prior import LatePrior, log_softmax
+from experiments.late_prior import LatePrior, log_softmax
 
 
 def test_specs():
@@ -326,7 +326,7 @@ def test_split_agent_hands_the_card_play_to_the_late_agent_from_its_trick_on():
 
 
 def test_late_prior_bids_as_its_model_and_breaks_only_near_ties_of_its_card_plays():
-    """examples/late_prior.py: at beta 0 it plays exactly as level expert's model; at a small beta
+    """experiments/late_prior.py: at beta 0 it plays exactly as level expert's model; at a small beta
     its bids stay the model's and some card plays change, only where the model's two best logits are
     near (the model's lead below beta times the prior's preference the other way), on deals drawn here."""
     plain, bot = LatePrior(beta=0.0), make_agent("bot:level=expert")

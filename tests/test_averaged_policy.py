@@ -54,8 +54,8 @@ def test_the_relabelled_observation_is_that_of_the_relabelled_game(preset):
 def test_averaging_over_every_relabelling_plays_the_same_move_renamed():
     """With all 24 relabellings averaged, the player's values of a renamed position are its values of
     the original, renamed; with none, the network's own choice."""
-    every = make_agent("examples.averaged_policy:AveragedPolicy,paths=" + SHIPPED + ",suits=24")
-    alone = make_agent("examples.averaged_policy:AveragedPolicy,paths=" + SHIPPED)
+    every = make_agent("experiments.averaged_policy:AveragedPolicy,paths=" + SHIPPED + ",suits=24")
+    alone = make_agent("experiments.averaged_policy:AveragedPolicy,paths=" + SHIPPED)
     model = make_agent("model:" + SHIPPED)
     suits = (2, 0, 3, 1)
     g = Game(seed=5)

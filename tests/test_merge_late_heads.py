@@ -1,4 +1,4 @@
-"""Merging late card-play heads (agents.network.merged_late_heads, examples/merge_late_heads.py): the
+"""Merging late card-play heads (agents.network.merged_late_heads, experiments/merge_late_heads.py): the
 merged network's late head gives the mean of the members' logits, its bids and early play are the
 members', and networks that differ elsewhere are refused, on positions of hands drawn here."""
 
@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 from agents.checkpoint import save_checkpoint  # noqa: E402
 from agents.network import PolicyValueNet, merged_late_heads  # noqa: E402
 from agents.torch_agent import load_network  # noqa: E402
-from examples import merge_late_heads  # noqa: E402
+from experiments import merge_late_heads  # noqa: E402
 from tests.test_widen_network import drawn_positions  # noqa: E402
 
 

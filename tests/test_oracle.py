@@ -27,7 +27,7 @@ from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.observation import OBS_DIM  # noqa: E402
 from cuatrola_env.positions import Positions  # noqa: E402
 from cuatrola_env.rules import CUATROLA, NUM_CARDS, get_rules  # noqa: E402
-from examples import label_regret  # noqa: E402
+from experiments import label_regret  # noqa: E402
 
 #: the spec of the small networks these tests play (a plain oracle network of 16 x 2)
 SPEC16 = NetworkSpec(16, 2, dueling=True, q_head=True, owners=True).to_dict()
@@ -331,7 +331,7 @@ def test_a_recipe_in_stages_goes_on_from_the_first_stages_final_network(tmp_path
 
 
 def test_label_regret_replays_each_held_out_decision_and_scores_a_players_choice(tmp_path):
-    """examples/label_regret.py: each drawn decision is replayed to the position that was labelled
+    """experiments/label_regret.py: each drawn decision is replayed to the position that was labelled
     (its legal actions are exactly the labelled ones), and a player's regret there is the best label
     minus the label of the action it chooses (replayed here with the same seed)."""
     rules = get_rules("online")

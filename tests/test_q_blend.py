@@ -1,5 +1,5 @@
-"""examples/q_blend.py: its counts are those of the cards as they lie, its player is the policy at
-beta 0, and its label-fit path runs end to end; examples/bid_bias.py shifts the bids alone."""
+"""experiments/q_blend.py: its counts are those of the cards as they lie, its player is the policy at
+beta 0, and its label-fit path runs end to end; experiments/bid_bias.py shifts the bids alone."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from cuatrola_env.engine import BIDDING  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.observation import OFFSETS  # noqa: E402
 from cuatrola_env.rules import CARD_RANK, CARD_SUIT, NUM_CARDS  # noqa: E402
-from examples.bid_bias import BidBias  # noqa: E402
-from examples.q_blend import NUM_FEATURES, QBlend, features, main  # noqa: E402
+from experiments.bid_bias import BidBias  # noqa: E402
+from experiments.q_blend import NUM_FEATURES, QBlend, features, main  # noqa: E402
 
 SHIPPED = "agents/models/cuatrola.pt"
 
@@ -83,7 +83,7 @@ def test_the_blend_needs_an_action_value_file():
 
 
 def test_bid_bias_shifts_only_the_bids():
-    """examples/bid_bias.py: with no shift it is the network; with solo and cuatrola pushed far down
+    """experiments/bid_bias.py: with no shift it is the network; with solo and cuatrola pushed far down
     it never declares them where passing is legal, and its card plays stay the network's."""
     same = BidBias(path=SHIPPED)
     timid = BidBias(path=SHIPPED, solo=-100, cuatrola=-100, quintola=-100)

@@ -1,4 +1,4 @@
-"""Widening a network (agents.network.widen_hidden, examples/widen_network.py): the wider copy plays
+"""Widening a network (agents.network.widen_hidden, experiments/widen_network.py): the wider copy plays
 as the original did, on positions of hands drawn here."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from agents.checkpoint import read_checkpoint  # noqa: E402
 from agents.network import PolicyValueNet, widen_hidden  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
-from examples import widen_network  # noqa: E402
+from experiments import widen_network  # noqa: E402
 
 SHIPPED = "agents/models/cuatrola.pt"
 
@@ -50,7 +50,7 @@ def test_a_widened_network_computes_what_the_original_does_in_every_head(heads):
 
 
 def test_the_widened_shipped_network_chooses_the_shipped_networks_actions(tmp_path):
-    """examples/widen_network.py writes a checkpoint any loader reads, 512 units a layer, whose
+    """experiments/widen_network.py writes a checkpoint any loader reads, 512 units a layer, whose
     choices are the shipped network's at every decision of hands drawn here (noise 0)."""
     out = tmp_path / "wide.pt"
     widen_network.main([SHIPPED, str(out), "--hidden", "512", "--noise", "0"])

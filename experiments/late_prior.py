@@ -6,7 +6,7 @@ where PIMC keeps the most card points. The network it started from was taught th
 values with a share of the card-point margin: does its preference, added at a small weight to the
 late head's logits, break those ties better? ::
 
-    python evaluate.py examples.late_prior:LatePrior,late=EXPERT.onnx,beta=0.2 pimc:worlds=32 \
+    python evaluate.py experiments.late_prior:LatePrior,late=EXPERT.onnx,beta=0.2 pimc:worlds=32 \
         --deals 2000 --matches 0 --seed 61 --workers 2
     python evaluate.py compare RESULT.json EXPERT_RESULT.json
 

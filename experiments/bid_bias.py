@@ -4,7 +4,8 @@ Against a stronger defence a declarer makes fewer of its contracts; would the ne
 declaring less often than it learnt to against itself? Shift its bids and measure, on the same
 deals as the network unchanged::
 
-    python evaluate.py examples.bid_bias:BidBias,solo=-1,cuatrola=-1 pimc:worlds=32 --deals 1000 --matches 0 --seed 13 --workers 2
+    python evaluate.py experiments.bid_bias:BidBias,solo=-1,cuatrola=-1 pimc:worlds=32 --deals 1000 --matches 0 \
+        --seed 13 --workers 2
     python evaluate.py compare RESULT.json SHIPPED_RESULT.json
 
 Card play is the network's, unchanged.

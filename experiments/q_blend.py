@@ -10,15 +10,15 @@ higher cards of its suit are still out; whether a card in hand is the highest on
 and in hand per suit, trumps out::
 
     # 150,000 hands of the shipped network's play (about 4,000 labels a second on 2 workers)
-    python examples/q_blend.py label --out LABELS/self --hands 150000 --workers 2
+    python experiments/q_blend.py label --out LABELS/self --hands 150000 --workers 2
     # its games against PIMC(32), PIMC playing one team of every game (about 150 labels a second)
-    python examples/q_blend.py label --out LABELS/pimc --hands 20000 --pimc-frac 1 --workers 2
+    python experiments/q_blend.py label --out LABELS/pimc --hands 20000 --pimc-frac 1 --workers 2
     # an action-value network (six passes); --weights counts each file group's decisions that many times
-    python examples/q_blend.py fit "LABELS/self/*.npz" --out q.pt --features --hidden 512 --layers 3 --epochs 6
+    python experiments/q_blend.py fit "LABELS/self/*.npz" --out q.pt --features --hidden 512 --layers 3 --epochs 6
     # each player's regret on held-out decisions: the policy, blends, the action values alone
-    python examples/q_blend.py regret "LABELS/pimc/*.npz" q.pt --beta 0 2 4 8 1000
+    python experiments/q_blend.py regret "LABELS/pimc/*.npz" q.pt --beta 0 2 4 8 1000
     # at the table, paired with the shipped network on the same deals
-    python evaluate.py examples.q_blend:QBlend,q=q.pt,beta=8 pimc:worlds=32 --deals 1000 --matches 0 --seed 13 --workers 2
+    python evaluate.py experiments.q_blend:QBlend,q=q.pt,beta=8 pimc:worlds=32 --deals 1000 --matches 0 --seed 13 --workers 2
 
 Label files are expert iteration's format (:mod:`agents.training.labels`), their held-out decisions
 those of the oracle trainer (a twentieth of the deals, never fitted). Results: docs/experiments.md
@@ -93,7 +93,7 @@ class QBlend(Agent):
     def __init__(self, seed: int | None = None, path: str = SHIPPED, q: str = "", beta: float = 4.0):
         super().__init__(seed)
         if not q:
-            raise ValueError("QBlend needs q=FILE, an action-value network written by examples/q_blend.py fit")
+            raise ValueError("QBlend needs q=FILE, an action-value network written by experiments/q_blend.py fit")
         self.net, (self.q, self.with_features), self.beta = load_network(path), load_q(q), float(beta)
 
     def act(self, view: SeatView) -> int:

@@ -6,7 +6,7 @@ network from nothing would lose everything the narrow one learnt; widening it ke
 (Net2Net: each new unit copies one of its layer, the next layer splits the copied unit's outgoing
 weights among the copies) and gives the fit more units::
 
-    python examples/widen_network.py agents/models/cuatrola.pt WIDE.pt --hidden 512
+    python experiments/widen_network.py agents/models/cuatrola.pt WIDE.pt --hidden 512
     python train.py --config experiments/configs/endgame.yaml --init WIDE.pt --hidden 512 --seed 7
 
 ``--noise`` (a share of each layer's weight spread, 0.001 by default) lets the copies learn apart;

@@ -4,10 +4,10 @@ Are a network's mistakes noise, which averaging removes, or shared, which it doe
 average, each measured against the network alone on the same deals::
 
     # one network, its log-probabilities averaged over all 24 relabellings of the four suits
-    python evaluate.py examples.averaged_policy:AveragedPolicy,paths=agents/models/cuatrola.pt,suits=24 \\
+    python evaluate.py experiments.averaged_policy:AveragedPolicy,paths=agents/models/cuatrola.pt,suits=24 \\
         pimc:worlds=32 --deals 1000 --matches 0 --seed 13 --workers 2
     # three networks trained apart, their log-probabilities averaged
-    python evaluate.py "examples.averaged_policy:AveragedPolicy,paths=A.pt;B.pt;C.pt" pimc:worlds=32 ...
+    python evaluate.py "experiments.averaged_policy:AveragedPolicy,paths=A.pt;B.pt;C.pt" pimc:worlds=32 ...
 
 The rules treat the four suits alike (trump is whichever suit the muestra names; the only suit order
 is that of two cantes due in the same trick), so renaming the suits in a seat's observation and

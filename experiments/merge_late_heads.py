@@ -7,7 +7,7 @@ agree on. The merged head is exact, not a refit: the heads side by side, their o
 so two heads of 256 units a layer make one of 512 (``late_hidden``), well within level ``expert``'s
 time per decision::
 
-    python -m examples.merge_late_heads runs/A/checkpoint.pt runs/B/checkpoint.pt --out merged.pt
+    python -m experiments.merge_late_heads runs/A/checkpoint.pt runs/B/checkpoint.pt --out merged.pt
     python -m agents.export merged.pt --out merged.onnx
     python evaluate.py bot:level=expert,path=merged.onnx pimc:worlds=32 --deals 2000 --matches 0
 

@@ -6,13 +6,13 @@ double-dummy. The action a perfect player *given its seat's view* would choose h
 expected regret against the best of those labels, so a player's mean regret on the same decisions
 measures its play, noise of the deal aside, and compares networks, searches and PIMC on one scale::
 
-    python examples/label_regret.py runs/NAME model:agents/models/cuatrola.pt pimc:worlds=32 --positions 1500
+    python experiments/label_regret.py runs/NAME model:agents/models/cuatrola.pt pimc:worlds=32 --positions 1500
 
 Given an expert-iteration label file instead (``runs/NAME/data/iteration_K.npz``: every legal action
 valued by the search), the decisions are drawn from those whose labels prefer an action, and the
 regret is against the search's best action::
 
-    python examples/label_regret.py runs/NAME/data/iteration_1.npz model:agents/models/cuatrola.pt bot:level=master
+    python experiments/label_regret.py runs/NAME/data/iteration_1.npz model:agents/models/cuatrola.pt bot:level=master
 
 ``--from-trick K`` draws only card plays of trick K (counted from 0) and later: with a label file of
 ``experiments/configs/endgame.yaml``, whose earlier decisions hold the network's own play, not values.

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cuatrola_env.cli import SEED, ArgumentParser, int_in, run_main
+from cuatrola_env.cli import SEED, ArgumentParser, int_in, not_installed, run_main
 from cuatrola_env.files import atomic_open, check_writable
 from cuatrola_env.game import Game
 from cuatrola_env.positions import random_deals
@@ -372,7 +372,7 @@ def check_outputs(a) -> None:
         try:
             from matplotlib.backend_bases import FigureCanvasBase
         except ModuleNotFoundError:
-            raise ValueError("--png needs matplotlib, which is not installed: pip install 'cuatrola-rl[eval]'") from None
+            raise ValueError(f"--png needs {not_installed('matplotlib', 'eval')}") from None
         formats = FigureCanvasBase.get_supported_filetypes()
         if a.png.suffix[1:].lower() not in formats:
             raise ValueError(f"--png {a.png}: the picture's format comes from its suffix, one of "
@@ -426,8 +426,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             from tqdm import tqdm
         except ModuleNotFoundError:
-            print("error: progress bars need tqdm, which is not installed: pip install 'cuatrola-rl[eval]' "
-                  "(or run with --no-progress)", file=sys.stderr)
+            print(f"error: progress bars need {not_installed('tqdm', 'eval')} (or run with --no-progress)", file=sys.stderr)
             return 2
         unit = "match" if a.deals == 0 else "deal" if not matches else "deal|match"  # each counts one step
         progress = tqdm(total=total, desc="evaluating", unit=unit, file=sys.stderr)

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from cuatrola_env.cli import ArgumentParser, int_in, run_main
+from cuatrola_env.cli import ArgumentParser, int_in, not_installed, run_main
 from cuatrola_env.files import atomic_open
 from cuatrola_env.observation import OBS_DIM, OBS_VERSION
 from cuatrola_env.rules import NUM_ACTIONS
@@ -151,8 +151,7 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     missing = [m for m in ("onnx", "onnxruntime") if importlib.util.find_spec(m) is None]
     if missing:
-        print(f"error: the export needs {' and '.join(missing)}, which is not installed: pip install 'cuatrola-rl[export]'",
-              file=sys.stderr)
+        print(f"error: the export needs {not_installed(' and '.join(missing), 'export')}", file=sys.stderr)
         return 2
     try:
         card = export(a.checkpoint, a.out, a.check)

@@ -7,6 +7,8 @@ import inspect
 import math
 import typing
 
+from cuatrola_env.cli import not_installed
+
 from .base import Agent
 from .heuristic import HeuristicAgent
 from .player import PolicyPlayer
@@ -16,8 +18,7 @@ from .search import SearchAgent
 
 def needs_extra(module: str, extra: str, what: str) -> ValueError:
     """The one-line error of a spec whose optional dependency is not installed, naming the extra."""
-    return ValueError(f"{what} need {module}, which is not installed: pip install 'cuatrola-rl[{extra}]'"
-                      + (" (after pip install torch==2.13.0, the CPU build)" if module == "torch" else ""))
+    return ValueError(f"{what} need {not_installed(module, extra)}")
 
 
 def _pimc(**kw):

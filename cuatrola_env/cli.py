@@ -105,6 +105,13 @@ def run_main(main, argv: list[str] | None = None) -> int:
         return 1
 
 
+def not_installed(module: str, extra: str) -> str:
+    """``"torch, which is not installed: pip install 'cuatrola-rl[train]' ..."``: the end of every
+    message about an optional dependency that is missing, naming the extra that installs it."""
+    first = " (after pip install torch==2.13.0, the CPU build)" if module == "torch" else ""
+    return f"{module}, which is not installed: pip install 'cuatrola-rl[{extra}]'{first}"
+
+
 #: containers shown inside containers by :func:`brief`, at most this deep
 BRIEF_DEPTH = 4
 
@@ -147,4 +154,4 @@ def _put(text: str, out: list[str], budget: list[int]) -> None:
     budget[0] -= len(text)
 
 
-__all__ = ["SEED", "ArgumentParser", "brief", "float_in", "int_in", "run_main"]
+__all__ = ["SEED", "ArgumentParser", "brief", "float_in", "int_in", "not_installed", "run_main"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-from cuatrola_env.cli import run_main
+from cuatrola_env.cli import not_installed, run_main
 
 from . import foreign_agents
 
@@ -34,9 +34,7 @@ def missing_extra(command: str, e: ModuleNotFoundError) -> int:
     root = (e.name or "").split(".")[0]
     if root not in EXTRA_OF:
         raise e
-    first = " (after pip install torch==2.13.0, the CPU build)" if root == "torch" else ""
-    print(f"{command}: error: this needs {root}, which is not installed: pip install 'cuatrola-rl[{EXTRA_OF[root]}]'"
-          f"{first}", file=sys.stderr)
+    print(f"{command}: error: this needs {not_installed(root, EXTRA_OF[root])}", file=sys.stderr)
     return 2
 
 

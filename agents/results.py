@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cuatrola_env.cli import ArgumentParser
+from cuatrola_env.cli import ArgumentParser, brief
 from cuatrola_env.files import atomic_open, loads_bounded
 
 Z95 = 1.959964
@@ -127,8 +127,8 @@ def _field(f: Path, where: str, value, kind, low=None, high=None):
         ok = False
     if not ok:
         bounds = f" in [{low}, {high}]" if low is not None and high is not None else f" >= {low}" if low is not None else ""
-        shown = repr(value)[:40] if isinstance(value, (int, float, str, type(None))) else f"a {type(value).__name__}"
-        raise ResultFileError(f"{f}: field {where} must be {getattr(kind, '__name__', 'a number')}{bounds}, got {shown}")
+        raise ResultFileError(f"{f}: field {where} must be {getattr(kind, '__name__', 'a number')}{bounds}, "
+                              f"got {brief(value, 40)}")
     return value
 
 

@@ -172,7 +172,7 @@ def resumed_config(kind: type, saved: dict, given: dict, resumable: tuple[str, .
     unconfirmed = sorted(k for k in NAMED_AGAIN if k in defaults and k not in given
                          and names_something(k, saved.get(k, defaults[k]), defaults[k]))
     if unconfirmed:
-        names = ", ".join(f"--{k.replace('_', '-')} {_brief(saved[k])}" for k in unconfirmed)
+        names = ", ".join(f"{flag(k)} {brief(saved[k], 200)}" for k in unconfirmed)
         raise CheckpointError(f"the checkpoint's run names a file, code or host to use ({names}), and a file never "
                               "chooses those: resume with the flag(s) on the command line")
     refused = sorted(k for k, v in given.items() if k not in resumable and saved.get(k, "(none)") != v)
@@ -181,11 +181,6 @@ def resumed_config(kind: type, saved: dict, given: dict, resumable: tuple[str, .
         raise CheckpointError(f"a resumed run keeps its config, so these cannot change: {changes}; "
                               f"only {flags(resumable)} can")
     return kind(**{**saved, **given})
-
-
-def _brief(value) -> str:
-    """A config value for a message, at most 80 characters however large it is."""
-    return repr(value)[:80] if isinstance(value, str) and len(value) < 200 else f"<{type(value).__name__}>"
 
 
 def check_fields(ck: dict, path: str, kind: type, later: dict, other_fields: set[str]) -> dict:

@@ -16,6 +16,7 @@ import numpy as np
 from tqdm import tqdm
 
 from cuatrola_env.bitboards import cards_of
+from cuatrola_env.cli import brief
 from cuatrola_env.files import atomic_open
 from cuatrola_env.game import Game
 from cuatrola_env.observation import OBS_DIM
@@ -154,10 +155,10 @@ def _check_array_header(f, entry: zipfile.ZipInfo, path: Path) -> None:
     read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
     shape, _, dtype = read(f, max_header_size=10_000)
     if dtype.hasobject:
-        raise CheckpointError(f"{path}: array {entry.filename!r} holds objects; refused unread")
+        raise CheckpointError(f"{path}: array {brief(entry.filename, 80)} holds objects; refused unread")
     size = int(np.prod(shape, dtype=object)) * dtype.itemsize
     if size != entry.file_size - f.tell():
-        raise CheckpointError(f"{path}: array {entry.filename!r} claims {size} bytes of data and its record holds "
+        raise CheckpointError(f"{path}: array {brief(entry.filename, 80)} claims {size} bytes of data and its record holds "
                               f"{entry.file_size - f.tell()}; refused unread")
 
 

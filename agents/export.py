@@ -97,6 +97,7 @@ def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
         "training": {
             "checkpoint": str(checkpoint),
             "run_name": ck.get("run_name"),
+            "recipe": cfg.get("recipe") or None,  # the preset whose command made it: python train.py --config RECIPE
             "decisions": int(ck.get("step", 0)),
             "updates": int(ck.get("update", 0)),
             "config": cfg,

@@ -9,7 +9,7 @@ never reaches play, since acting needs only the policy.
 
 With ``q_head=True`` the network also has an action-value head (``q(obs, mask)``: each
 action's expected game points for the acting seat's team, from the seat's observation alone),
-which expert iteration fits to the search's values; it is not part of the exported policy.
+which a teacher–student run fits to its teacher's values; it is not part of the exported policy.
 With ``dueling=True`` that head is a state value plus a *centred* advantage (each legal action's
 advantage minus their mean), so the value absorbs the luck of the deal and the advantages only
 what the choice changes. With ``owners=True`` a card-location head says, for each card the seat
@@ -22,7 +22,7 @@ the earlier tricks are ``policy_net``'s, the later card play ``late_net``'s. The
 gradient, so the late play can be taught by a search without moving the early play at all (a
 mixture of two experts gated by the trick). ``late_hidden`` and ``late_layers`` give it its own size
 (a late head of another depth than the policy head's starts fresh, to be fitted to stored labels:
-:mod:`agents.training.refit`). ``k`` is kept in the state dict (``late_from_trick``)
+:mod:`agents.training.distill`). ``k`` is kept in the state dict (``late_from_trick``)
 and in the exported graph, so a model file says which head plays when. With ``early_head=True`` a
 third head, ``early_net``, plays the card plays before the late head's trick (all of them without a
 late head), so that ``policy_net`` only bids: the first tricks can then be taught without moving the
@@ -155,7 +155,7 @@ class NetworkSpec:
     hidden: int = 256  #: units of each hidden layer of the policy, critic, action-value and card-location heads
     layers: int = 2  #: hidden layers of those heads
     obs_dim: int = OBS_DIM  #: the observation's leading columns every head reads (an earlier version's width)
-    q_head: bool = False  #: an action-value head (``q``), as expert iteration fits it
+    q_head: bool = False  #: an action-value head (``q``), as a teacher–student run fits it
     dueling: bool = False  #: the action-value head as a state value plus centred advantages (implies ``q_head``)
     owners: bool = False  #: a card-location head (``owners``)
     late_from_trick: int | None = None  #: the trick from which a late card-play head plays (None: no such head)
@@ -235,15 +235,19 @@ class PolicyValueNet(nn.Module):
         self.late_net = None
         if late_from_trick is not None:
             self.late_net = _mlp(inp, late_hidden, NUM_ACTIONS, late_layers)
-            if late_layers == layers:  # it starts as the policy plays (widened if it has more units); deeper, fresh
-                policy = {f"policy_net.{k}": v for k, v in self.policy_net.state_dict().items()}
-                start = widen_hidden(policy, late_hidden, noise=0.0)
-                self.late_net.load_state_dict({k.removeprefix("policy_net."): v for k, v in start.items()})
             self.register_buffer("late_from_trick", torch.tensor(late_from_trick, dtype=torch.int64))
-        self.early_net = None
-        if early_head:  # it starts as the policy plays the cards
-            self.early_net = _mlp(inp, hidden, NUM_ACTIONS, layers)
+        self.early_net = _mlp(inp, hidden, NUM_ACTIONS, layers) if early_head else None
+        self.heads_from_policy(late=True, early=True)
+
+    def heads_from_policy(self, late: bool, early: bool) -> None:
+        """Start the card-play heads named as the policy head plays: the early head as its copy, the
+        late head as its copy widened to the late head's units (a deeper late head stays as it is)."""
+        if early and self.early_net is not None:
             self.early_net.load_state_dict(self.policy_net.state_dict())
+        if late and self.late_net is not None and self.spec.late_layers == self.layers:
+            policy = {f"policy_net.{k}": v for k, v in self.policy_net.state_dict().items()}
+            start = widen_hidden(policy, self.spec.late_hidden, noise=0.0)
+            self.late_net.load_state_dict({k.removeprefix("policy_net."): v for k, v in start.items()})
 
     @property
     def late_trick(self) -> int | None:

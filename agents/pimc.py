@@ -76,6 +76,15 @@ class PIMCAgent(Agent):
                 break
         return totals
 
+    def label_values(self, view: SeatView, legal: list[int], margin_coef: float = 0.0) -> np.ndarray:
+        """(len(legal),) each legal action's mean game points for the acting seat's team over deals
+        drawn from what the seat saw (``bid_worlds`` of them for a bid, ``worlds`` for a card; a card's
+        share of the card-point margin ``margin_coef``, as :meth:`card_points`): the values PIMC plays
+        by, as a teacher gives them."""
+        if view.phase == 0:
+            return self.bid_points(view, legal, sample_worlds(view, self.bid_worlds, self.rng)).mean(1)
+        return self.card_points(view, legal, sample_worlds(view, self.worlds, self.rng), margin_coef).mean(1)
+
     @staticmethod
     def card_points(view: SeatView, legal: list[int], worlds: list[list[int]], margin_coef: float = 0.0) -> np.ndarray:
         """(len(legal), len(worlds)) game points for my team (+ won, − lost) when I play each legal

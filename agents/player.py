@@ -88,6 +88,13 @@ class PolicyPlayer(Agent):
             self._searches[k] = SearchAgent(seed=int(self.rng.integers(2**31)), policy=policy, play="pimc", **options)
         return self._searches[k]
 
+    def label_values(self, view: SeatView, legal: list[int], margin_coef: float = 0.0) -> np.ndarray:
+        """(len(legal),) at level ``master``, its search's values of the legal actions (a teacher's
+        labels: :meth:`SearchAgent.label_values`); a level that samples the policy values nothing."""
+        if not self.at_search_level:
+            raise ValueError(f"level {self.level} samples the policy and values no action; level master searches")
+        return self.search(policy_for(self.policies, view.rules)).label_values(view, legal, margin_coef)
+
     def probabilities(self, view: SeatView) -> np.ndarray:
         """(24,) the probabilities the player draws its action for ``view`` from (zero off the legal
         actions; at a search level, one on the action the search chose)."""

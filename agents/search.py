@@ -291,6 +291,11 @@ class SearchAgent(Agent):
             return PIMCAgent.bid_points(view, legal, state.hand_lists()).mean(1)
         return PIMCAgent.card_points(view, legal, state.hand_lists(), margin_coef).mean(1)
 
+    def label_values(self, view: SeatView, legal: list[int], margin_coef: float = 0.0) -> np.ndarray:
+        """(len(legal),) :meth:`solved_values` (bids as PIMC values them): the values this search
+        gives as a teacher."""
+        return self.solved_values(view, legal, margin_coef)
+
     def _worlds(self, view: SeatView) -> Positions:
         """The drawn worlds, replayed to the present: a batched state of ``worlds`` games."""
         rules = view.rules

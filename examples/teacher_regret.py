@@ -2,7 +2,7 @@
 
 A label over many deals drawn as PIMC draws them is noisy: PIMC itself, drawing its deals afresh,
 does not always pick the label's best action. This measures, on held-out decisions of a stored label
-window (``runs/NAME/data/window.npz`` of an oracle run with ``oracle_search_worlds``), what the
+window (``runs/NAME/data/window.npz`` of a run taught by ``pimc:worlds=N``, such as configs/late.yaml), what the
 network's choice gives up against the label's best action, and what PIMC's choice over as many
 freshly drawn deals gives up, per trick::
 
@@ -20,13 +20,18 @@ import numpy as np
 import torch
 
 from agents.base import seat_view
-from agents.belief import sample_worlds
 from agents.torch_agent import load_network
+from agents.training.distill import Window
 from agents.training.labels import hand_game, load_data
-from agents.training.oracle import Window, searched_values
-from agents.training.refit import label_regret
+from agents.training.teachers import teacher_for
 from cuatrola_env.observation import trick_number
 from cuatrola_env.rules import get_rules
+
+
+def label_regret(values: np.ndarray, mask: np.ndarray, pick: np.ndarray) -> np.ndarray:
+    """(N,) what each row's chosen action ``pick`` gives up against its best label (game points)."""
+    best = np.where(mask, values, -np.inf).max(1)
+    return best - values[np.arange(len(values)), pick]
 
 
 def regrets(window_path: str, network: str, decisions: int, worlds: int, rules: str, seed: int,
@@ -42,10 +47,10 @@ def regrets(window_path: str, network: str, decisions: int, worlds: int, rules: 
     net = load_network(network)
     with torch.no_grad():
         pick = net.policy(torch.from_numpy(window.obs[rows]), torch.from_numpy(window.mask[rows])).argmax(-1).numpy()
-    pimc = np.empty(len(rows), np.int64)
+    pimc, teacher = np.empty(len(rows), np.int64), teacher_for(f"pimc:worlds={worlds}", seed=seed)
     for i, r in enumerate(rows):
-        view = seat_view(hand_game(data, int(data["hand"][r]), int(data["step"][r]), get_rules(rules)))
-        pimc[i] = int(np.nanargmax(searched_values(view, sample_worlds(view, worlds, rng))))
+        g = hand_game(data, int(data["hand"][r]), int(data["step"][r]), get_rules(rules))
+        pimc[i] = int(np.nanargmax(teacher.values(seat_view(g), np.array(g.hands))))
     values, mask = window.values[rows], window.mask[rows]
     net_regret, pimc_regret = label_regret(values, mask, pick), label_regret(values, mask, pimc)
     tricks = trick_number(window.obs[rows])
@@ -55,7 +60,7 @@ def regrets(window_path: str, network: str, decisions: int, worlds: int, rules: 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("window", help="an oracle run's label window, runs/NAME/data/window.npz")
+    ap.add_argument("window", help="a run's label window, runs/NAME/data/window.npz")
     ap.add_argument("network", help="a checkpoint or model file written by train.py")
     ap.add_argument("--decisions", type=int, default=4000, help="held-out decisions measured")
     ap.add_argument("--worlds", type=int, default=32, help="deals PIMC draws for its own choice")

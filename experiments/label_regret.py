@@ -1,6 +1,6 @@
-"""How far is each player from the best action on the actual deal? Regret on an oracle run's held-out decisions.
+"""How far is each player from the best action on the actual deal? Regret on a run's held-out decisions.
 
-An oracle run (``python train.py``, first stage) keeps its latest labelled decisions in
+A teacher–student run (``python train.py``, first stage) keeps its latest labelled decisions in
 ``runs/NAME/data/window.npz``: every legal action's game points on the actual deal, played out
 double-dummy. The action a perfect player *given its seat's view* would choose has the least
 expected regret against the best of those labels, so a player's mean regret on the same decisions
@@ -32,9 +32,8 @@ import numpy as np
 
 from agents.base import seat_view
 from agents.registry import make_agent
-from agents.training.expert import alike
+from agents.training.distill import WINDOW_FILE, held_out_deals
 from agents.training.labels import hand_game, load_data, replay
-from agents.training.oracle import WINDOW_FILE, held_out_deals
 from cuatrola_env.game import Game
 from cuatrola_env.observation import trick_number
 from cuatrola_env.rules import get_rules
@@ -59,12 +58,9 @@ def regrets(data: dict, picks: np.ndarray, specs: list[str], rules, seed: int) -
 
 
 def decisions(path: Path) -> tuple[np.ndarray, dict]:
-    """The decisions to draw and the data: an oracle run's held-out ones, or those of an
-    expert-iteration label file whose labels prefer an action."""
-    if path.is_file():
-        data = load_data(path)
-        return np.flatnonzero(~alike(data["values"], ~np.isnan(data["values"]))), data
-    data = load_data(path / WINDOW_FILE)
+    """The decisions to draw and the data: the held-out ones of a run's label window (the file, or
+    the run's folder)."""
+    data = load_data(path if path.is_file() else path / WINDOW_FILE)
     return np.flatnonzero(held_out_deals(data["deal"])[data["hand"]]), data
 
 
@@ -75,7 +71,7 @@ def interval(x: np.ndarray) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("run", help="an oracle run's directory (it holds data/window.npz), or an expert-iteration label file")
+    ap.add_argument("run", help="a run's directory (it holds data/window.npz), or its window file")
     ap.add_argument("players", nargs="+", help="agent specs, as evaluate.py takes them")
     ap.add_argument("--positions", type=int, default=1000, help="held-out decisions drawn")
     ap.add_argument("--rules", default="online", help="the run's rules preset")

@@ -21,15 +21,15 @@ def draw_deals(rng: np.random.Generator, n: int):
     return hands, dealer, muestra
 
 
-#: a tiny oracle run's arguments: seconds of playing, labelling and fitting on one worker
-TINY_ORACLE = ["--algorithm", "oracle", "--oracle-hands", "30", "--oracle-per-task", "15", "--hidden", "16",
-               "--eval-every", "0", "--fit-batch", "32", "--oracle-past-frac", "0", "--workers", "1", "--then", ""]
+#: a tiny teacher–student run's arguments: seconds of playing, labelling and fitting on one worker
+TINY_DISTILL = ["--algorithm", "distill", "--hands", "30", "--per-task", "15", "--hidden", "16",
+               "--eval-every", "0", "--fit-batch", "32", "--past-frac", "0", "--workers", "1", "--then", ""]
 
 
-def tiny_oracle_checkpoint(main, run_dir, *args: str):
-    """The checkpoint of a tiny oracle run (:data:`TINY_ORACLE` and ``args``, through ``main``, the
+def tiny_distill_checkpoint(main, run_dir, *args: str):
+    """The checkpoint of a tiny teacher–student run (:data:`TINY_DISTILL` and ``args``, through ``main``, the
     command's entry point) in ``run_dir``."""
-    assert main([*TINY_ORACLE, *args, "--run-dir", str(run_dir)]) == 0
+    assert main([*TINY_DISTILL, *args, "--run-dir", str(run_dir)]) == 0
     return next(run_dir.iterdir()) / "checkpoint.pt"
 
 

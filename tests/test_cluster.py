@@ -77,8 +77,8 @@ def test_evaluate_joins_a_token_cluster_and_gives_the_single_process_figures(clu
 
 def test_train_joins_the_cluster(cluster, tmp_path):
     address, env = cluster
-    done = run(["train.py", "--algorithm", "oracle", "--oracle-hands", "40", "--oracle-per-task", "20", "--hidden", "16",
-                "--eval-every", "0", "--fit-batch", "64", "--oracle-iterations", "1", "--workers", "2", "--then", "",
+    done = run(["train.py", "--algorithm", "distill", "--hands", "40", "--per-task", "20", "--hidden", "16",
+                "--eval-every", "0", "--fit-batch", "64", "--iterations", "1", "--workers", "2", "--then", "",
                 "--ray-address", address, "--run-dir", str(tmp_path)], env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Connected to Ray cluster" in done.stderr

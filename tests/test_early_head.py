@@ -1,5 +1,5 @@
-"""The early card-play head (``PolicyValueNet(early_head=True)``, the oracle run's ``early_head``) and
-``oracle_bids: none``: the early head plays exactly the card plays before the late head's trick, the
+"""The early card-play head (``PolicyValueNet(early_head=True)``, a run's ``early_head``) and
+``bids: none``: the early head plays exactly the card plays before the late head's trick, the
 policy head then only bids, a run that labels no bid leaves the bids exactly as they were, and the
 export plays with both gates."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import random_decisions, tiny_oracle_checkpoint
+from helpers import random_decisions, tiny_distill_checkpoint
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("numba")
@@ -17,15 +17,16 @@ from agents import training as train  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
 from agents.network import NetworkSpec, PolicyValueNet  # noqa: E402
 from agents.torch_agent import load_network  # noqa: E402
-from agents.training import oracle  # noqa: E402
+from agents.training import distill, teachers  # noqa: E402
 from agents.training.labels import hand_game  # noqa: E402
 from cuatrola_env.observation import trick_number  # noqa: E402
 from cuatrola_env.rules import get_rules  # noqa: E402
 
-#: the spec of the small networks these tests play (a plain oracle network of 16 x 2)
+#: the spec of the small networks these tests play (a plain student network of 16 x 2)
 SPEC16 = NetworkSpec(16, 2, dueling=True, q_head=True, owners=True).to_dict()
 
-OPTIONS = {"temperature": 1.0, "heuristic_frac": 0.0, "pimc_frac": 0.0, "pimc_worlds": 4, "past_frac": 0.0, "margin": 0.0}
+PLAY = {"temperature": 1.0, "heuristic_frac": 0.0, "rival": "pimc:worlds=4", "rival_frac": 0.0, "past_frac": 0.0}
+LABELS = {"teacher": "actual", "bids": "none", "from_trick": 0, "to_trick": 5, "margin": 0.0}
 
 
 def decisions(preset: str, n: int = 64, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
@@ -57,26 +58,27 @@ def test_the_early_head_plays_the_card_plays_before_the_late_heads_trick_and_the
 
 def test_an_early_head_the_weights_lack_starts_as_a_copy_of_the_policy_head_and_then_travels_in_them():
     torch.manual_seed(1)
-    plain = oracle.network(16, 2, late_from_trick=2)
-    with_early = oracle.network(16, 2, {"model": plain.state_dict(), "network": plain.spec}, early_head=True)
+    plain = distill.student(distill.DistillConfig(hidden=16, late_from_trick=2))
+    with_early = distill.student(distill.DistillConfig(hidden=16, early_head=True),
+                                 {"model": plain.state_dict(), "network": plain.spec})
     assert with_early.early_net is not None and with_early.late_trick == 2
     obs, mask = decisions("online", seed=1)
     with torch.no_grad():
         assert torch.equal(plain.policy(obs, mask), with_early.policy(obs, mask))
         with_early.early_net[-1].bias.add_(1.0)
-    again = oracle.network(16, 2, {"model": with_early.state_dict(), "network": with_early.spec})  # its spec holds the head
-    assert torch.equal(again.early_net[-1].bias, with_early.early_net[-1].bias)
-    assert oracle.network(16, 2, {"model": plain.state_dict(), "network": plain.spec}).early_net is None
+    again = distill.student(distill.DistillConfig(hidden=16), {"model": with_early.state_dict(), "network": with_early.spec})
+    assert torch.equal(again.early_net[-1].bias, with_early.early_net[-1].bias)  # its spec holds the head
+    plain_again = distill.student(distill.DistillConfig(hidden=16), {"model": plain.state_dict(), "network": plain.spec})
+    assert plain_again.early_net is None
 
 
 @pytest.mark.parametrize("preset", ["online", "traditional"])
 @pytest.mark.parametrize("to_trick", [5, 1])
 def test_with_bids_none_every_card_play_with_a_choice_before_to_trick_is_labelled_and_no_bid(preset, to_trick):
-    """``oracle_bids: none``: the labels skip the bidding; ``oracle_to_trick``: and the tricks from it on."""
+    """``bids: none``: the labels skip the bidding; ``to_trick``: and the tricks from it on."""
     torch.manual_seed(0)
-    weights = {k: v.numpy() for k, v in oracle.network(16, 2).state_dict().items()}
-    options = {**OPTIONS, "bids": "none", "to_trick": to_trick}
-    data = oracle.play_and_label(weights, None, SPEC16, preset, options, seed=3, hands=8)
+    weights = {k: v.numpy() for k, v in distill.student(distill.DistillConfig(hidden=16)).state_dict().items()}
+    data = distill.play_and_label(weights, None, SPEC16, preset, PLAY, {**LABELS, "to_trick": to_trick}, seed=3, hands=8)
     rules, expected = get_rules(preset), []
     for hand in range(8):  # every decision of the hands played, replayed through the engine
         g = hand_game(data, hand, 0, rules)
@@ -94,11 +96,11 @@ def test_an_early_run_without_bid_labels_leaves_the_bids_exactly_as_they_were_an
     pytest.importorskip("onnxruntime")
     from agents.export import export
 
-    base = tiny_oracle_checkpoint(train.main, tmp_path / "base", "--oracle-iterations", "1", "--late-from-trick", "1",
-                                  "--oracle-from-trick", "1")
-    run = tiny_oracle_checkpoint(train.main, tmp_path / "early", "--init", str(base), "--late-from-trick", "1",
-                                 "--early-head", "true", "--oracle-bids", "none", "--oracle-search-worlds", "2",
-                                 "--oracle-policy-target", "labels", "--oracle-iterations", "1")
+    base = tiny_distill_checkpoint(train.main, tmp_path / "base", "--iterations", "1", "--late-from-trick", "1",
+                                  "--from-trick", "1")
+    run = tiny_distill_checkpoint(train.main, tmp_path / "early", "--init", str(base), "--late-from-trick", "1",
+                                 "--early-head", "true", "--bids", "none", "--teacher", "pimc:worlds=2",
+                                 "--policy-target", "labels", "--iterations", "1")
     before, after = read_checkpoint(str(base))["model"], read_checkpoint(str(run))["model"]
     policy = [k for k in before if k.startswith("policy_net.")]
     assert all(torch.equal(before[k], after[k]) for k in policy)
@@ -110,31 +112,29 @@ def test_an_early_run_without_bid_labels_leaves_the_bids_exactly_as_they_were_an
 
 
 @pytest.mark.parametrize(("flags", "message"), [
-    (["--oracle-bids", "guess"], "oracle_bids must be one of solver, rollout, none, got 'guess'"),
-    (["--oracle-to-trick", "6"], "oracle_to_trick must be a trick after oracle_from_trick, up to 5 (all), got 6"),
-    (["--oracle-from-trick", "2", "--oracle-to-trick", "2"], "oracle_to_trick must be a trick after oracle_from_trick"),
-    (["--oracle-master-tricks", "5"], "oracle_master_tricks must be 0 (off) or a trick from 1 to 4, got 5"),
+    (["--bids", "guess"], "bids must be one of teacher, rollout, none, got 'guess'"),
+    (["--to-trick", "6"], "to_trick must be a trick after from_trick, up to 5 (all), got 6"),
+    (["--from-trick", "2", "--to-trick", "2"], "to_trick must be a trick after from_trick"),
 ])
 def test_the_early_options_refuse_what_no_run_can_start_with(flags, message, capsys):
-    assert train.main(["--algorithm", "oracle", *flags]) == 2
+    assert train.main(["--algorithm", "distill", *flags]) == 2
     assert message in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("preset", ["online", "traditional"])
 def test_the_first_tricks_labels_are_level_masters_values(preset):
-    """``oracle_master_tricks`` 1: each card play of the first trick is labelled with exactly what
-    level master's search (seeded as the task is) values each legal card; the later tricks as before."""
+    """Teacher ``bot:level=master`` and ``to_trick`` 1: each card play of the first trick is labelled
+    with exactly what level master's search (seeded as the task's teacher is) values each legal card."""
     torch.manual_seed(0)
-    weights = {k: v.numpy() for k, v in oracle.network(16, 2).state_dict().items()}
-    options = {**OPTIONS, "bids": "none", "search_worlds": 2, "master_tricks": 1}
-    data = oracle.play_and_label(weights, None, SPEC16, preset, options, seed=5, hands=8)
-    rules = get_rules(preset)
-    search = oracle.master_search_of(rules, 5)
-    first = 0
-    for i in np.lexsort((data["hand"], data["step"])):  # the order they were labelled in: step by step, game by game
-        view = hand_game(data, int(data["hand"][i]), int(data["step"][i]), rules).seat_view()
-        if view.trick_num == 0:
-            got, want = data["values"][i].astype(np.float32), oracle.master_values(view, search)
-            assert np.allclose(got, want, rtol=1e-3, atol=1e-2, equal_nan=True)
-            first += 1
-    assert first >= 4 and len(data["hand"]) > first
+    weights = {k: v.numpy() for k, v in distill.student(distill.DistillConfig(hidden=16)).state_dict().items()}
+    spec = "bot:level=master,worlds=2,candidates=4"
+    data = distill.play_and_label(weights, None, SPEC16, preset, PLAY, {**LABELS, "teacher": spec, "to_trick": 1},
+                                  seed=5, hands=8)
+    rules, teacher = get_rules(preset), teachers.teacher_for(spec, seed=6)
+    order = np.lexsort((data["hand"], data["step"]))  # the order they were labelled in: step by step, game by game
+    for i in order:
+        g = hand_game(data, int(data["hand"][i]), int(data["step"][i]), rules)
+        assert g.seat_view().trick_num == 0
+        got, want = data["values"][i].astype(np.float32), teacher.values(g.seat_view(), np.array(g.hands))
+        assert np.allclose(got, want, rtol=1e-3, atol=1e-2, equal_nan=True)
+    assert len(order) >= 4

@@ -1,13 +1,14 @@
-"""The late card-play head (``PolicyValueNet(late_from_trick=k)``) and the oracle run's options that
-teach it PIMC's values (``late_from_trick``, ``oracle_from_trick``, ``oracle_search_worlds``,
-``oracle_policy_target``, ``fit_suits``): the late head plays exactly the tricks from k on, starts as
-the policy head plays, is the only policy head such labels move, and exports to ONNX with its gate."""
+"""The late card-play head (``PolicyValueNet(late_from_trick=k)``) and the run options that teach it
+PIMC's values (``late_from_trick``, ``late_hidden``, ``late_layers``, ``from_trick``, ``teacher:
+pimc:worlds=N``, ``policy_target``, ``fit_suits``, ``final_epochs``): the late head plays exactly the
+tricks from k on, starts as the policy head plays (or fresh when deeper), is the only policy head such
+labels move, and exports to ONNX with its gate."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import random_decisions, tiny_oracle_checkpoint
+from helpers import random_decisions, tiny_distill_checkpoint
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("numba")
@@ -18,20 +19,20 @@ from agents import training as train  # noqa: E402
 from agents.belief import sample_worlds  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
 from agents.network import NetworkSpec, PolicyValueNet  # noqa: E402
+from agents.pimc import PIMCAgent  # noqa: E402
 from agents.player import PolicyPlayer  # noqa: E402
 from agents.torch_agent import load_network  # noqa: E402
-from agents.training import oracle  # noqa: E402
+from agents.training import distill, teachers  # noqa: E402
 from agents.training.fitting import renamed_suits  # noqa: E402
 from agents.training.labels import hand_game, replay_decisions  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.observation import trick_number  # noqa: E402
 from cuatrola_env.rules import get_rules  # noqa: E402
 
-#: the spec of the small networks these tests play (a plain oracle network of 16 x 2)
+#: the spec of the small networks these tests play (a plain student network of 16 x 2)
 SPEC16 = NetworkSpec(16, 2, dueling=True, q_head=True, owners=True).to_dict()
 
-OPTIONS = {"temperature": 1.0, "heuristic_frac": 0.0, "pimc_frac": 0.0, "pimc_worlds": 4, "past_frac": 0.0, "margin": 0.0,
-           "bids": "solver"}
+PLAY = {"temperature": 1.0, "heuristic_frac": 0.0, "rival": "pimc:worlds=4", "rival_frac": 0.0, "past_frac": 0.0}
 
 
 def decisions(preset: str, n: int = 64, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
@@ -60,47 +61,57 @@ def test_the_late_head_plays_the_cards_from_its_trick_on_and_the_policy_head_the
 
 
 def test_a_late_head_the_weights_lack_starts_as_a_copy_of_the_policy_head():
+    """Declared by the config and missing from the starting network: the late head plays as the
+    policy head did (widened when it has more units); deeper, it starts fresh; once in the weights,
+    the network's spec keeps it (its trick and size), and another trick is refused."""
     torch.manual_seed(0)
-    plain = oracle.network(16, 2)
-    with_late = oracle.network(16, 2, {"model": plain.state_dict(), "network": plain.spec}, late_from_trick=2)
+    plain = distill.student(distill.DistillConfig(hidden=16))
+    start = {"model": plain.state_dict(), "network": plain.spec}
     obs, mask = decisions("online", seed=1)
+    for late_hidden in (0, 32):
+        with_late = distill.student(distill.DistillConfig(hidden=16, late_from_trick=2, late_hidden=late_hidden), start)
+        with torch.no_grad():
+            assert torch.allclose(plain.policy(obs, mask), with_late.policy(obs, mask), atol=1e-6)
+    deeper = distill.student(distill.DistillConfig(hidden=16, late_from_trick=2, late_hidden=32, late_layers=3), start)
+    assert (deeper.spec.late_hidden, deeper.spec.late_layers) == (32, 3)
     with torch.no_grad():
-        assert torch.equal(plain.policy(obs, mask), with_late.policy(obs, mask))
-    again = oracle.network(16, 2, {"model": with_late.state_dict(), "network": with_late.spec})  # its spec holds the head
-    assert again.late_trick == 2
+        assert not torch.allclose(plain.policy(obs, mask), deeper.policy(obs, mask))
+    held = {"model": deeper.state_dict(), "network": deeper.spec}
+    again = distill.student(distill.DistillConfig(hidden=16), held)  # its spec holds the head
+    assert again.late_trick == 2 and (again.spec.late_hidden, again.spec.late_layers) == (32, 3)
+    assert all(torch.equal(again.state_dict()[k], v) for k, v in deeper.state_dict().items())
     with pytest.raises(train.CheckpointError, match="plays from trick 2, not late_from_trick 3"):
-        oracle.network(16, 2, {"model": with_late.state_dict(), "network": with_late.spec}, late_from_trick=3)
+        distill.student(distill.DistillConfig(hidden=16, late_from_trick=3), held)
     with pytest.raises(ValueError, match="late_from_trick must be a trick from 1 to 4, got 0"):
         PolicyValueNet(16, 2, late_from_trick=0)
 
 
-def test_searched_values_are_the_mean_of_each_deals_values():
-    """Over several deals a label is the average of the one-deal labels (PIMC's own valuation)."""
+def test_pimcs_labels_are_the_mean_of_each_deals_values():
+    """Teacher ``pimc:worlds=5``: a label is the average of the actual-deal labels of the 5 deals PIMC
+    draws (with the same seed) from what the seat saw (PIMC's own valuation)."""
     g = Game("online", seed=2)
     for _ in range(4):
         g.step(20)  # every seat passes: card play
     g.step(g.legal_actions()[0])
     view = g.seat_view()
-    worlds = sample_worlds(view, 5, np.random.default_rng(0))
-    each = np.stack([oracle.oracle_values(view, w) for w in worlds])
-    got = oracle.searched_values(view, worlds)
+    worlds = sample_worlds(view, 5, PIMCAgent(seed=7, worlds=5).rng)
+    each = np.stack([teachers.Teacher("actual").values(view, np.array(w)) for w in worlds])
+    got = teachers.teacher_for("pimc:worlds=5", seed=7).values(view, np.array(g.hands))
     assert np.allclose(got[view.legal_actions], each[:, view.legal_actions].mean(0))
     assert np.isnan(np.delete(got, view.legal_actions)).all()
 
 
-def test_a_blended_label_is_the_actual_deals_values_at_their_weight_and_the_drawn_deals_mean_for_the_rest():
-    """``oracle_actual_weight``: each label mixes the actual deal's solved values into PIMC's mean."""
-    g = Game("traditional", seed=5)
+def test_level_masters_labels_are_its_searchs_values():
+    """Teacher ``bot:level=master``: a first-trick card's label is the value the search of level
+    master gives it (the same seed, the same draws)."""
+    g = Game("online", seed=3)
     for _ in range(4):
-        g.step(20)  # every seat passes: card play
-    g.step(g.legal_actions()[0])
-    view, actual = g.seat_view(), list(g.hands)
-    drawn = sample_worlds(view, 4, np.random.default_rng(1))
-    mean, truth = oracle.searched_values(view, drawn), oracle.oracle_values(view, actual)
-    got = oracle.blended_values(view, drawn, np.array(actual), 0.25)
-    assert np.allclose(got[view.legal_actions], 0.25 * truth[view.legal_actions] + 0.75 * mean[view.legal_actions])
-    assert np.isnan(np.delete(got, view.legal_actions)).all()
-    assert np.array_equal(oracle.blended_values(view, drawn, np.array(actual), 0.0), mean, equal_nan=True)
+        g.step(20)
+    view = g.seat_view()
+    got = teachers.teacher_for("bot:level=master,worlds=4,candidates=8", seed=5).values(view, np.array(g.hands))
+    player = PolicyPlayer(seed=5, level="master", worlds=4, candidates=8)
+    want = player.search(policy.policy_for(player.policies, view.rules)).solved_values(view, view.legal_actions)
+    assert np.allclose(got[view.legal_actions], want)
 
 
 @pytest.mark.parametrize("preset", ["online", "traditional"])
@@ -108,9 +119,9 @@ def test_from_a_trick_on_exactly_the_card_plays_of_that_trick_and_later_are_labe
     """With ``from_trick`` 2, no bid and no card play of the first two tricks carries a label, and
     every later decision with a choice does; the labels are exactly on the legal actions."""
     torch.manual_seed(0)
-    weights = {k: v.numpy() for k, v in oracle.network(16, 2).state_dict().items()}
-    data = oracle.play_and_label(weights, None, SPEC16, preset, {**OPTIONS, "search_worlds": 3, "from_trick": 2},
-                                 seed=4, hands=8)
+    weights = {k: v.numpy() for k, v in distill.student(distill.DistillConfig(hidden=16)).state_dict().items()}
+    labels = {"teacher": "pimc:worlds=3", "bids": "none", "from_trick": 2, "to_trick": 5, "margin": 0.0}
+    data = distill.play_and_label(weights, None, SPEC16, preset, PLAY, labels, seed=4, hands=8)
     r = replay_decisions(data, get_rules(preset))  # raises if a label is off the legal actions
     assert len(r.obs) and (trick_number(r.obs) >= 2).all()
     rules, expected = get_rules(preset), []
@@ -137,10 +148,10 @@ def test_a_late_run_moves_only_the_late_head_and_its_export_plays_with_the_gate(
     from agents.export import export
     from cuatrola_serve.bot import Bot
 
-    base = tiny_oracle_checkpoint(train.main, tmp_path / "base", "--oracle-iterations", "1")
-    run = tiny_oracle_checkpoint(train.main, tmp_path / "late", "--init", str(base), "--late-from-trick", "1",
-                                 "--oracle-from-trick", "1", "--oracle-search-worlds", "2", "--oracle-policy-target",
-                                 "labels", "--fit-suits", "true", "--oracle-iterations", "2")
+    base = tiny_distill_checkpoint(train.main, tmp_path / "base", "--iterations", "1")
+    run = tiny_distill_checkpoint(train.main, tmp_path / "late", "--init", str(base), "--late-from-trick", "1",
+                                 "--from-trick", "1", "--teacher", "pimc:worlds=2", "--bids", "none", "--policy-target",
+                                 "labels", "--fit-suits", "true", "--iterations", "2", "--final-epochs", "1")
     before, after = read_checkpoint(str(base))["model"], read_checkpoint(str(run))["model"]
     heads = [k for k in before if k.startswith("policy_net.")]
     assert all(torch.equal(before[k], after[k]) for k in heads)
@@ -162,12 +173,12 @@ def test_a_late_run_moves_only_the_late_head_and_its_export_plays_with_the_gate(
 
 
 @pytest.mark.parametrize(("flag", "value", "message"), [
-    ("--late-from-trick", "5", "late_from_trick must be 0 (off) or a trick from 1 to 4, got 5"),
-    ("--oracle-from-trick", "-1", "oracle_from_trick must be 0 (off) or a trick from 1 to 4, got -1"),
-    ("--oracle-search-worlds", "-2", "oracle_search_worlds must be 0 (one deal) or a number of deals, got -2"),
-    ("--oracle-actual-weight", "0.5", "oracle_actual_weight blends the actual deal into labels over drawn deals"),
-    ("--oracle-policy-target", "votes", "oracle_policy_target must be one of q, labels, got 'votes'"),
+    ("--late-from-trick", "5", "late_from_trick must be 0 or a trick from 1 to 4, got 5"),
+    ("--from-trick", "-1", "from_trick must be 0 or a trick from 1 to 4, got -1"),
+    ("--teacher", "pimc:worlds=-2", "worlds must be at least 1, got -2"),
+    ("--late-layers", "-1", "late_hidden and late_layers must be 0"),
+    ("--policy-target", "votes", "policy_target must be one of q, labels, got 'votes'"),
 ])
 def test_the_late_options_refuse_what_no_run_can_start_with(flag, value, message, capsys):
-    assert train.main(["--algorithm", "oracle", flag, value]) == 2
+    assert train.main(["--algorithm", "distill", flag, value]) == 2
     assert message in capsys.readouterr().err

@@ -81,20 +81,19 @@ def test_the_command_line_with_workers(local_ray, tmp_path, capsys):
     assert json.loads(out.read_text())["pairings"] == json.loads((tmp_path / "w1.json").read_text())["pairings"]
 
 
-def test_search_labelling_runs_as_tasks_with_the_same_labels(local_ray, onnx_model, tmp_path):
-    """Master's decisions labelled in tasks: 1 and 2 workers give the same labels, all legal."""
+def test_a_teachers_labelling_runs_as_tasks_with_the_same_labels(local_ray):
+    """PIMC teaching the late tricks, labelled in tasks: 1 and 2 workers give the same labels."""
     import numpy as np
 
-    from experiments.distill_search import main as distill
+    from agents.training import distill
 
-    for workers in (1, 2):
-        assert distill(["collect", "--hands", "4", "--per-task", "2", "--seed", "3", "--model", onnx_model,
-                        "--out", str(tmp_path / f"w{workers}.npz"), "--workers", str(workers)]) == 0
-    one, two = (np.load(tmp_path / f"w{w}.npz") for w in (1, 2))
-    assert len(one["action"]) > 20
-    for key in ("obs", "mask", "action"):
+    cfg = distill.DistillConfig(hidden=16, hands=8, per_task=4, teacher="pimc:worlds=2", bids="none", from_trick=1,
+                                past_frac=0.0)
+    net = distill.student(cfg)
+    one, two = (distill.label(Runner(workers), net, [], cfg, 0, np.random.default_rng(0)) for workers in (1, 2))
+    assert len(one["hand"]) > 10
+    for key in one:
         np.testing.assert_array_equal(one[key], two[key])
-    assert one["mask"][np.arange(len(one["action"])), one["action"]].all(), "every label is a legal action"
 
 
 def test_a_tiny_training_run_on_two_ray_workers_checkpoints_and_resumes_exactly(local_ray, tmp_path):

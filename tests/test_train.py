@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -217,20 +218,21 @@ def test_the_default_preset_is_the_default_algorithms_defaults_and_every_preset_
 
     plain, _, _ = train.parse_config([])
     preset, _, _ = train.parse_config(["--config", str(ROOT / "configs/default.yaml")])
-    assert plain.algorithm == DEFAULT and plain == preset
-    needs = {"refit.yaml": ["--init", str(ROOT / "agents/models/cuatrola_expert.pt"), "--refit-windows", "w.npz"]}
-    for path in sorted([*(ROOT / "configs").glob("*.yaml"), *(ROOT / "experiments" / "configs").glob("*.yaml")]):
-        cfg, _, _ = train.parse_config(["--config", str(path), *needs.get(path.name, [])])
-        assert cfg.algorithm in ("ppo", "expert", "oracle", "refit"), path
+    assert plain.algorithm == DEFAULT and plain == preset and plain.recipe == "default"
+    bare, _, _ = train.parse_config(["--algorithm", DEFAULT])
+    assert dataclasses.replace(bare, recipe="default") == plain, "default.yaml is the default algorithm's defaults"
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        cfg, _, _ = train.parse_config(["--config", str(path)])
+        assert cfg.algorithm in ("ppo", "distill") and cfg.recipe == path.stem, path
     ppo, _, _ = train.parse_config(["--config", str(ROOT / "configs/ppo.yaml")])
-    assert ppo == train.parse_config(["--algorithm", "ppo"])[0], "ppo.yaml is PPO's defaults"
+    assert ppo == dataclasses.replace(train.parse_config(["--algorithm", "ppo"])[0], recipe="ppo"), "ppo.yaml: PPO defaults"
 
 
 def test_help_shows_every_fields_default(capsys):
     """``train.py --help`` (each algorithm's) and ``evaluate.py --help`` say what a flag left out means."""
     from agents import evaluation
 
-    for argv in ([], ["--algorithm", "ppo"], ["--algorithm", "expert"], ["--algorithm", "refit"]):
+    for argv in ([], ["--algorithm", "ppo"], ["--algorithm", "distill"]):
         with pytest.raises(SystemExit):
             train.parse_config([*argv, "--help"])
         out = " ".join(capsys.readouterr().out.split())
@@ -242,7 +244,7 @@ def test_help_shows_every_fields_default(capsys):
 
 
 @pytest.mark.parametrize("argv", [["--algorithm", "ppo", "--num-envs", "0"], ["--algorithm", "ppo", "--num-steps", "-1"],
-                                  ["--algorithm", "expert", "--expert-hands", "0"], ["--oracle-hands", "0"]])
+                                  ["--algorithm", "distill", "--window", "0"], ["--hands", "0"]])
 def test_a_count_below_one_is_a_one_line_refusal_before_any_folder(argv, tmp_path, capsys):
     assert train.main([*argv, "--run-dir", str(tmp_path / "runs")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -347,9 +349,9 @@ def test_dealer_edge_counts_la_manos_team_which_loses_to_the_dealers():
 
 def test_a_run_trains_to_the_match_target_it_is_given(tmp_path, capsys):
     """``--target 5`` (the online game's short match): the run's rules and its checkpoint record
-    target 5, and the oracle's pre-hand scores are drawn below it; a target out of range is refused."""
+    target 5, and a teacher–student run's pre-hand scores are drawn below it; a target out of range is refused."""
     from agents.training.config import run_rules
-    from agents.training.oracle import _match_scores
+    from agents.training.distill import _match_scores
 
     assert train.main(["--config", "tiny", "--target", "5", "--eval-every", "0", "--run-dir", str(tmp_path)]) == 0
     ck = read_checkpoint(str(only_run(tmp_path) / "checkpoint.pt"))

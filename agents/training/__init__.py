@@ -1,7 +1,8 @@
-"""Self-play training of a Cuatrola bot: oracle-labelled self-play (the default), masked PPO with a
-perfect-information critic, or expert iteration.
+"""Self-play training of a Cuatrola bot: teacher–student self-play (the default; the teacher named
+by an agent spec, the actual deal by default) or masked PPO with a perfect-information critic.
 
-    python train.py                                  # the default run, configs/default.yaml (:mod:`.oracle`)
+    python train.py                                  # the default recipe, configs/default.yaml (:mod:`.distill`)
+    python train.py --config expert                  # level expert's recipe, three stages, one command
     python train.py --config configs/ppo.yaml --total-decisions 2000000 --num-envs 512
     python train.py --resume runs/NAME/checkpoint.pt # continue a run exactly where it stopped
     tensorboard --logdir runs
@@ -19,7 +20,7 @@ the dealer); the config is logged as text. Checkpoints (model, optimiser, config
 observation version, counters, RNG and game state) are written atomically every
 ``checkpoint_minutes``, at the end and on Ctrl-C or SIGTERM.
 
-Each algorithm is a module (:mod:`.oracle`, :mod:`.ppo`, :mod:`.expert`; listed in :mod:`.algorithms`) with its
+Each algorithm is a module (:mod:`.distill`, :mod:`.ppo`; listed in :mod:`.algorithms`) with its
 config and run; :mod:`.loop` (``main``) reads the config and hands the run to it. The pieces,
 DouZero-style: :mod:`.config` (the fields of every run, and resuming), :mod:`.rollout`
 (self-play: games, opponents, the decisions collected; :mod:`.actors` runs it on Ray),

@@ -7,18 +7,16 @@ own fields), its checkpoint's checks and its run, described by an
 
 from __future__ import annotations
 
-from . import expert, oracle, ppo, refit
+from . import distill, ppo
 from .config import Algorithm
 
 ALGORITHMS: dict[str, Algorithm] = {
     "ppo": ppo.ALGORITHM,
-    "expert": expert.ALGORITHM,
-    "oracle": oracle.ALGORITHM,
-    "refit": refit.ALGORITHM,
+    "distill": distill.ALGORITHM,
 }
 
 #: the algorithm of a new run that names none (``python train.py``): the recipe that gives the strongest
 #: network from scratch within about an hour on 2 cores (docs/training.md)
-DEFAULT = "oracle"
+DEFAULT = "distill"
 
 __all__ = ["ALGORITHMS", "DEFAULT"]

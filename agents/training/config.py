@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
+from importlib import resources
 
 import torch
 
@@ -54,8 +55,11 @@ class RunConfig:
     run_dir: str = option("runs", "where runs are written")
     init: str = option("", "fine-tune: start from the network in this checkpoint or model file (fresh optimiser; any "
                            "rules preset)")
-    then: str = option("", "once this run finishes, go on with this preset (a name or a YAML file) from this run's "
-                           "final network (its --init; the same rules, seed and network size): a recipe in stages")
+    then: str = option("", "once this run finishes, go on with these presets (names or YAML files, comma-separated, "
+                           "in order), each from the final network of the one before (its --init; the same rules, "
+                           "target, seed and network size): a recipe in stages")
+    recipe: str = option("", "the recipe this run is a stage of: the preset its first stage was started with "
+                             "(set by --config; recorded in the checkpoint and the exported model's card)")
 
     def __post_init__(self):
         """Each field of the type of its default (an integer where a float is asked is taken as one;
@@ -116,19 +120,42 @@ FROM_COMMAND_LINE = ("ray_address",)
 #: config fields that may name a file to read, a config to run next, code to import or a host: on
 #: resume, a checkpoint's value that names one (:func:`names_something`) is taken only when the
 #: command line names it again (a file handed over never chooses them)
-NAMED_AGAIN = ("then", "opponent", "refit_windows", "expert_data")
+NAMED_AGAIN = ("then", "opponent", "teacher", "rival")
+
+#: the NAMED_AGAIN fields that hold agent specs (a spec names something outside when it names a file or code)
+SPEC_FIELDS = ("opponent", "teacher", "rival")
 
 
 def names_something(field: str, value, default) -> bool:
     """Whether a saved ``value`` of the :data:`NAMED_AGAIN` field ``field`` names something outside the
     code: not empty, not the field's default, and, for an agent spec, one that names a file or a
-    module (a plug-in, ``model:PATH``, a ``path=`` option); ``pimc:worlds=2`` names nothing."""
+    module (a plug-in, ``model:PATH``, a ``path=`` option; ``pimc:worlds=2`` names nothing); for the
+    next stages, one that is not a shipped preset's name (a YAML file)."""
     if value in ("", default):
         return False
-    return spec_names_outside(value) if field == "opponent" else True
+    if field in SPEC_FIELDS:
+        return spec_names_outside(value)
+    if field == "then":
+        return any(stage not in shipped_presets() for stage in stages(value))
+    return True
+
+
+def stages(then: str) -> list[str]:
+    """The presets of a ``then`` chain, in order."""
+    return [s.strip() for s in then.split(",") if s.strip()]
+
+
+#: the presets shipped with the package (the repository's configs/)
+PRESETS = resources.files("agents.training").joinpath("presets")
+
+
+def shipped_presets() -> list[str]:
+    """The names of the shipped presets (``--config NAME``)."""
+    return sorted(f.name[: -len(".yaml")] for f in PRESETS.iterdir() if f.name.endswith(".yaml"))
 
 #: fields added after checkpoints were first written, with the value every older run had
-LATER_FIELDS = {"algorithm": "ppo", "device": "auto", "workers": 1, "ray_address": "", "then": "", "target": 0}
+LATER_FIELDS = {"algorithm": "ppo", "device": "auto", "workers": 1, "ray_address": "", "then": "", "target": 0,
+                "recipe": ""}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -227,6 +254,6 @@ def read_init(cfg: RunConfig) -> dict:
     return {"model": widen_inputs(init["model"], spec.obs_dim), "network": dataclasses.replace(spec, obs_dim=OBS_DIM)}
 
 
-__all__ = ["Algorithm", "FROM_COMMAND_LINE", "LATER_FIELDS", "NAMED_AGAIN", "RESUMABLE", "RunConfig", "check_at_least",
-           "check_counts", "check_fields", "check_resume_fields", "flag", "flags", "learner_device", "names_something", "option",
-           "read_init", "resumed_config", "run_rules"]
+__all__ = ["Algorithm", "FROM_COMMAND_LINE", "LATER_FIELDS", "NAMED_AGAIN", "PRESETS", "RESUMABLE", "RunConfig",
+           "check_at_least", "check_counts", "check_fields", "check_resume_fields", "flag", "flags", "learner_device",
+           "names_something", "option", "read_init", "resumed_config", "run_rules", "shipped_presets", "stages"]

@@ -1,4 +1,4 @@
-"""What the label-fitting algorithms share (expert iteration, the oracle): a network with fresh heads
+"""What label fitting needs (:mod:`.distill`): a network with fresh heads
 from another's weights, the soft policy target, passes of minibatch steps over labelled rows, and
 rows with their suits renamed at random (:mod:`cuatrola_env.suits`)."""
 

@@ -1,7 +1,7 @@
 """Labelled decisions, compactly: the hands played (deal, dealer, muestra, score, actions) and, for
 each labelled decision, its hand, its step and its 24 values (NaN off the legal actions), about 60
 bytes a decision; the observations are rebuilt by replaying the hands through the engine. The
-format of expert iteration's label files and of the oracle's replay window.
+format of a teacher–student run's replay window (:mod:`.distill`).
 """
 
 from __future__ import annotations
@@ -200,34 +200,6 @@ def check_data(data: dict, path) -> None:
         hi = rows["hands"] - 1 if hi is None else hi
         if finite.size and (not np.isfinite(finite).all() or finite.min() < lo or finite.max() > hi):
             raise CheckpointError(f"{path}: field {k!r} holds values outside {lo}..{hi}")
-
-
-class LabelStore:
-    """A run's label files, each read and replayed once: ``get(name)`` -> (observations, masks, values)."""
-
-    def __init__(self, run_dir: Path, rules: Rules):
-        self.run_dir, self.rules = run_dir, rules
-        self._replayed: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-
-    def get(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if name not in self._replayed:  # an iteration's file is written once, before it is read
-            data = load_data(self.run_dir / name)
-            try:
-                self._replayed[name] = (*replay(data, self.rules), data["values"])
-            except ValueError as e:  # actions the engine refuses, or labels off the legal actions
-                raise CheckpointError(f"{self.run_dir / name}: {e}") from None
-        return self._replayed[name]
-
-
-def copy_given_data(given: str, run_dir: Path) -> list[str]:
-    """Copy the comma-separated label files ``given`` into the run (``data/given_K.npz``), checked."""
-    names = []
-    for k, src in enumerate(p for p in given.split(",") if p):
-        data = load_data(Path(src))
-        name = f"data/given_{k}.npz"
-        save_data(run_dir / name, data)
-        names.append(name)
-    return names
 
 
 # ----------------------------------------------------------------------------- labelling in tasks

@@ -7,7 +7,6 @@ import argparse
 import dataclasses
 import sys
 import time
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,20 @@ from cuatrola_env.files import check_writable
 from ..checkpoint import CheckpointError, read_checkpoint
 from ..parallel import ClusterError
 from .algorithms import ALGORITHMS, DEFAULT
-from .config import Algorithm, RunConfig, check_fields, check_resume_fields, flags, read_init
+from .config import (
+    PRESETS,
+    Algorithm,
+    RunConfig,
+    check_fields,
+    check_resume_fields,
+    flags,
+    read_init,
+    shipped_presets,
+    stages,
+)
+
+#: the recipe of ``python train.py`` with no --config: configs/default.yaml
+DEFAULT_RECIPE = "default"
 
 #: what refuses a run before it starts: the config, the checkpoint or the files it names
 REFUSALS = (CheckpointError, ValueError, OSError, yaml.YAMLError)
@@ -64,7 +76,7 @@ def train(algorithm: Algorithm, cfg: RunConfig, resume: str | None, ck: dict | N
     if not cfg.then:
         print(what_next(run_dir / "checkpoint.pt", cfg), file=sys.stderr, flush=True)
         return status
-    print(f"{run_name} finished; its next stage: --config {cfg.then}", file=sys.stderr, flush=True)
+    print(f"{run_name} finished; its next stage: --config {stages(cfg.then)[0]}", file=sys.stderr, flush=True)
     return main(next_stage(cfg, run_dir))
 
 
@@ -81,11 +93,14 @@ def what_next(checkpoint: Path, cfg: RunConfig) -> str:
 
 
 def next_stage(cfg: RunConfig, run_dir: Path) -> list[str]:
-    """The arguments of the stage after the run in ``run_dir`` (``cfg.then``): its preset, started from
-    the run's final network, with the run's rules, seed, network size, runs folder and cluster."""
-    argv = ["--config", cfg.then, "--init", str(run_dir / "checkpoint.pt"), "--rules", cfg.rules, "--target", str(cfg.target),
-            "--seed", str(cfg.seed),
-            "--hidden", str(cfg.hidden), "--layers", str(cfg.layers), "--run-dir", str(run_dir.parent)]
+    """The arguments of the stage after the run in ``run_dir`` (the first of ``cfg.then``, the rest its
+    own ``then``): its preset, started from the run's final network, with the run's recipe, rules,
+    target, seed, network size, runs folder and cluster."""
+    first, *rest = stages(cfg.then)
+    argv = ["--config", first, "--then", ",".join(rest), "--recipe", cfg.recipe,
+            "--init", str(run_dir / "checkpoint.pt"), "--rules", cfg.rules, "--target", str(cfg.target),
+            "--seed", str(cfg.seed), "--hidden", str(cfg.hidden), "--layers", str(cfg.layers),
+            "--run-dir", str(run_dir.parent)]
     return argv + (["--ray-address", cfg.ray_address] if cfg.ray_address else [])
 
 
@@ -97,7 +112,8 @@ def parse_config(argv=None) -> tuple[RunConfig, str | None, dict | None]:
     for flag in ("--config", "--resume", "--algorithm"):
         first.add_argument(flag)
     known, _ = first.parse_known_args(argv)
-    preset = _preset(known.config) if known.config else {}
+    config = known.config or (None if known.resume or known.algorithm else DEFAULT_RECIPE)  # python train.py: the default
+    preset = _preset(config) if config else {}
     ck = read_checkpoint(known.resume) if known.resume else None
     name = known.algorithm or (ck or {}).get("config", {}).get("algorithm") or preset.get("algorithm") or DEFAULT
     if name not in ALGORITHMS:
@@ -108,15 +124,18 @@ def parse_config(argv=None) -> tuple[RunConfig, str | None, dict | None]:
     fields = {f.name for f in dataclasses.fields(algorithm.config)}
     unknown = set(preset) - fields
     if unknown:
-        p.error(f"unknown key(s) {sorted(unknown)} in {a.config} for --algorithm {name}")
+        p.error(f"unknown key(s) {sorted(unknown)} in {config} for --algorithm {name}")
     values = {**preset, **{k: v for k in fields if (v := getattr(a, k)) is not None}, "algorithm": name}
+    if config and ck is None and not values.get("recipe"):  # a recipe's first stage names the recipe
+        values["recipe"] = Path(config).stem
     if ck is not None:
         if not isinstance(ck.get("config"), dict):
             raise CheckpointError(f"{a.resume}: field 'config' must be a dict")
         saved_name = ck["config"].get("algorithm", "ppo")
         algorithm = ALGORITHMS.get(saved_name)
         if algorithm is None:
-            raise CheckpointError(f"{a.resume}: its algorithm {brief(saved_name, 40)} is not one of {', '.join(ALGORITHMS)}")
+            raise CheckpointError(f"{a.resume}: its algorithm {brief(saved_name, 40)} is not one of {', '.join(ALGORITHMS)}, "
+                                  f"so the run cannot go on; start a new run from its network with --init {a.resume}")
         check_resume_fields(ck, a.resume, algorithm.resume_fields)
         saved = check_fields(ck, a.resume, algorithm.config, algorithm.later, _other_fields(algorithm))
         algorithm.check_checkpoint({**ck, "config": saved}, a.resume)
@@ -140,21 +159,18 @@ def _init_shape(values: dict) -> dict:
 
 
 def _check_then(cfg: RunConfig) -> None:
-    """A next stage that names no preset is refused before the run starts, not after it."""
-    if cfg.then:
-        _preset(cfg.then)
-
-
-#: the presets shipped with the package (the repository's configs/), by name
-PRESETS = resources.files("agents.training").joinpath("presets")
+    """Next stages that name no preset are refused before the run starts, not after it."""
+    for stage in stages(cfg.then):
+        _preset(stage)
 
 
 def preset_names() -> list[str]:
-    return sorted(f.name[: -len(".yaml")] for f in PRESETS.iterdir() if f.name.endswith(".yaml"))
+    return shipped_presets()
 
 
-def _preset(name: str) -> dict:
-    """The config fields of a preset: a YAML file, or a shipped preset by name (``--config tiny``)."""
+def _preset(name: str, seen: tuple[str, ...] = ()) -> dict:
+    """The config fields of a preset: a YAML file, or a shipped preset by name (``--config tiny``); a
+    preset may start from another (``extends: NAME``) and change some of its fields."""
     path = Path(name)
     if not path.is_file():
         if name not in preset_names():
@@ -164,7 +180,12 @@ def _preset(name: str) -> dict:
     data = yaml.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{name} must hold config fields (key: value), got {type(data).__name__}")
-    return data
+    base = data.pop("extends", None)
+    if base is None:
+        return data
+    if not isinstance(base, str) or base in seen + (name,):
+        raise ValueError(f"{name}: extends must name another preset, not itself or one extending it, got {brief(base, 60)}")
+    return {**_preset(base, seen + (name,)), **data}
 
 
 def _parser(algorithm: Algorithm) -> argparse.ArgumentParser:

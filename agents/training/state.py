@@ -2,8 +2,8 @@
 
 :func:`run_state` is what every checkpoint holds (its run's name, config, rules and observation
 version; the network's weights and spec, the optimiser, the random streams) plus the algorithm's
-own progress fields (PPO: the games, unfinished decisions and pool; oracle: the iteration, labels
-and pool; expert iteration: its label files; refit: its pass); :func:`restore_run` puts back the
+own progress fields (PPO: the games, unfinished decisions and pool; teacher–student: the iteration,
+labels and pool); :func:`restore_run` puts back the
 common part, :func:`put_back` any other field, each a :class:`~agents.checkpoint.CheckpointError`
 naming the field that does not fit. The payload holds only tensors, numbers, strings and lists or
 dicts of them (written by :func:`agents.checkpoint.save_checkpoint`, read with ``weights_only=True``).

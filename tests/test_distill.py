@@ -1,4 +1,4 @@
-"""Oracle-labelled self-play (train.py --algorithm oracle): the labels are the legal actions'
+"""Teacher–student self-play (train.py --algorithm distill) with the actual deal as the teacher: the labels are the legal actions'
 double-dummy values on the actual deal, the card-location targets are the actual owners of exactly
 the cards the seat cannot place, the policy's inputs reveal nothing hidden, the replay window keeps
 the latest hands, and a tiny run goes end to end and resumes exactly."""
@@ -15,14 +15,13 @@ pytest.importorskip("tensorboard")
 
 from agents import training as train  # noqa: E402
 from agents.base import seat_view  # noqa: E402
-from agents.belief import consistent  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
 from agents.network import NetworkSpec  # noqa: E402
 from agents.pimc import PIMCAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.solver import Position  # noqa: E402
-from agents.training import expert, oracle  # noqa: E402
-from agents.training.labels import card_owners, hand_game, replay_decisions, save_data  # noqa: E402
+from agents.training import distill  # noqa: E402
+from agents.training.labels import card_owners, hand_game, replay_decisions  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.observation import OBS_DIM  # noqa: E402
 from cuatrola_env.positions import Positions  # noqa: E402
@@ -32,16 +31,27 @@ from experiments import label_regret  # noqa: E402
 #: the spec of the small networks these tests play (a plain oracle network of 16 x 2)
 SPEC16 = NetworkSpec(16, 2, dueling=True, q_head=True, owners=True).to_dict()
 
-OPTIONS = {"temperature": 1.0, "heuristic_frac": 0.0, "pimc_frac": 0.0, "pimc_worlds": 4, "past_frac": 0.0, "margin": 0.0,
-           "bids": "solver"}
-TINY = ["--algorithm", "oracle", "--oracle-hands", "40", "--oracle-per-task", "20", "--hidden", "16",
-        "--eval-every", "0", "--fit-batch", "64", "--oracle-past-frac", "0.5", "--oracle-window", "300", "--lr-final", "0.0001",
+PLAY = {"temperature": 1.0, "heuristic_frac": 0.0, "rival": "pimc:worlds=4", "rival_frac": 0.0, "past_frac": 0.0}
+LABELS = {"teacher": "actual", "bids": "teacher", "from_trick": 0, "to_trick": 5, "margin": 0.0}
+TINY = ["--algorithm", "distill", "--hands", "40", "--per-task", "20", "--hidden", "16",
+        "--eval-every", "0", "--fit-batch", "64", "--past-frac", "0.5", "--window", "300", "--lr-final", "0.0001",
         "--workers", "1", "--then", ""]
 
 
 def fresh_weights(seed: int = 0) -> dict:
     torch.manual_seed(seed)
-    return {k: v.numpy() for k, v in oracle.network(16, 2).state_dict().items()}
+    return {k: v.numpy() for k, v in distill.student(CFG16).state_dict().items()}
+
+
+#: a run's config with the network of SPEC16
+CFG16 = distill.DistillConfig(hidden=16)
+
+
+def label_hands(weights: dict, preset: str, seed: int, hands: int, play: dict | None = None,
+                labels: dict | None = None) -> dict:
+    """:func:`distill.play_and_label` of ``hands`` hands, as PLAY and LABELS with the fields given changed."""
+    return distill.play_and_label(weights, None, SPEC16, preset, {**PLAY, **(play or {})}, {**LABELS, **(labels or {})},
+                                  seed=seed, hands=hands)
 
 
 def double_dummy_points(g: Game, team: int) -> tuple[int, bool]:
@@ -62,7 +72,7 @@ def double_dummy_points(g: Game, team: int) -> tuple[int, bool]:
 
 
 @pytest.mark.parametrize(("preset", "rivals"), [("online", {}), ("traditional", {}),
-                                                ("online", {"pimc_frac": 1.0, "pimc_worlds": 2})])
+                                                ("online", {"rival_frac": 1.0, "rival": "pimc:worlds=2"})])
 def test_labels_are_each_legal_actions_double_dummy_result_on_the_actual_deal(preset, rivals):
     """Rule (hand result, bidding): a label is the game points, for the acting seat's team, of the
     hand played out double-dummy on the actual deal after that action (a bid: the later seats
@@ -70,7 +80,7 @@ def test_labels_are_each_legal_actions_double_dummy_result_on_the_actual_deal(pr
     last-trick rule, whose winner the solver does not report, is valued 0. The same when one team
     of every game is PIMC (its decisions are labelled too)."""
     rules = get_rules(preset)
-    data = oracle.play_and_label(fresh_weights(), None, SPEC16, preset, {**OPTIONS, **rivals}, seed=5, hands=10)
+    data = label_hands(fresh_weights(), preset, 5, 10, play=rivals)
     values = data["values"].astype(np.float32)
     checked = {"bid": 0, "card": 0}
     for k in range(len(data["hand"])):
@@ -90,64 +100,25 @@ def test_labels_are_each_legal_actions_double_dummy_result_on_the_actual_deal(pr
     assert checked["bid"] >= 3 and checked["card"] >= 10, checked
 
 
-def test_a_sampled_labelling_deal_is_one_the_seat_cannot_tell_from_the_actual_one():
-    """``sampled_frac`` 0 labels on the actual deal; 1 on a deal drawn as PIMC draws them: the seat's
-    own cards, every seat's count and every void the play has shown kept, the hidden cards moved in
-    some decisions; a share between draws about that share."""
-    rules, rng = get_rules("online"), np.random.default_rng(2)
-    moved = drawn = decisions = 0
-    for seed in range(6):
-        g = Game(rules, mode="hand", seed=seed)
-        while not g.over:
-            view, actual = seat_view(g), np.array(g.single.hands, np.uint32)
-            assert oracle.label_world(view, actual, 0.0, rng) == [int(h) for h in actual]
-            if view.phase == 1:
-                world = oracle.label_world(view, actual, 1.0, rng)
-                assert world[view.seat] == view.hand and consistent(view, world)
-                assert [bin(h).count("1") for h in world] == [bin(int(h)).count("1") for h in actual]
-                moved += world != [int(h) for h in actual]
-                drawn += oracle.label_world(view, actual, 0.5, rng) != [int(h) for h in actual]
-                decisions += 1
-            g.step(int(rng.choice(g.legal_actions())))
-    assert moved > decisions // 2 and 0 < drawn < moved, (moved, drawn, decisions)
-
-
-def test_sampled_labels_value_exactly_the_legal_actions_on_another_deal_somewhere():
-    """With ``sampled_frac`` 1 every labelled decision still has a value exactly on its legal
-    actions, and some card labels are not the actual deal's values (the deal was drawn)."""
-    rules = get_rules("online")
-    data = oracle.play_and_label(fresh_weights(), None, SPEC16, "online", {**OPTIONS, "sampled_frac": 1.0},
-                                 seed=5, hands=20)
-    values, differ, cards = data["values"].astype(np.float32), 0, 0
-    for k in range(len(data["hand"])):
-        g = hand_game(data, int(data["hand"][k]), int(data["step"][k]), rules)
-        assert sorted(np.flatnonzero(~np.isnan(values[k]))) == g.legal_actions()
-        view = seat_view(g)
-        if view.phase == 1:
-            on_actual = oracle.oracle_values(view, [int(h) for h in g.single.hands])
-            differ += not np.array_equal(np.nan_to_num(on_actual), np.nan_to_num(values[k]))
-            cards += 1
-    assert cards >= 20 and differ > 0, (cards, differ)
-
-
 def test_each_kind_of_opposing_team_plays_its_share_of_the_games():
-    """``heuristic_frac``, ``pimc_frac`` and ``past_frac`` of the games give one team to that kind of
+    """``heuristic_frac``, ``rival_frac`` and ``past_frac`` of the games give one team to that kind of
     player; the rest are the network against itself; a past network only where the task has one."""
-    shares = {**OPTIONS, "heuristic_frac": 0.1, "pimc_frac": 0.3, "past_frac": 0.2}
-    kinds = oracle._opponents(100_000, shares, True, np.random.default_rng(0))
-    got = {k: float(np.mean(kinds == k)) for k in (oracle.HEURISTIC, oracle.PIMC, oracle.PAST, oracle.SELF)}
-    assert got == pytest.approx({oracle.HEURISTIC: 0.1, oracle.PIMC: 0.3, oracle.PAST: 0.2, oracle.SELF: 0.4}, abs=0.01)
-    alone = oracle._opponents(100_000, shares, False, np.random.default_rng(0))
-    assert not np.any(alone == oracle.PAST) and np.mean(alone == oracle.SELF) == pytest.approx(0.6, abs=0.01)
+    shares = distill.PlaySpec(**{**PLAY, "heuristic_frac": 0.1, "rival_frac": 0.3, "past_frac": 0.2})
+    kinds = distill._opponents(100_000, shares, True, np.random.default_rng(0))
+    got = {k: float(np.mean(kinds == k)) for k in (distill.HEURISTIC, distill.RIVAL, distill.PAST, distill.SELF)}
+    assert got == pytest.approx({distill.HEURISTIC: 0.1, distill.RIVAL: 0.3, distill.PAST: 0.2, distill.SELF: 0.4}, abs=0.01)
+    alone = distill._opponents(100_000, shares, False, np.random.default_rng(0))
+    assert not np.any(alone == distill.PAST) and np.mean(alone == distill.SELF) == pytest.approx(0.6, abs=0.01)
 
 
-def test_a_pimc_team_plays_as_pimc_itself():
-    """With ``pimc_frac`` 1 one team of every game is PIMC: each of its decisions is the one a PIMC
-    agent of the same size and seed makes in that position, the games' decisions taken in turn."""
-    rules, opts = get_rules("online"), {**OPTIONS, "pimc_frac": 1.0, "pimc_worlds": 2}
-    data = oracle.play_and_label(fresh_weights(4), None, SPEC16, "online", opts, seed=3, hands=4)
+def test_a_rival_team_plays_as_the_agent_its_spec_names():
+    """With ``rival_frac`` 1 one team of every game is the rival (``pimc:worlds=2``): each of its
+    decisions is the one a PIMC agent of the same size and seed makes in that position, the games'
+    decisions taken in turn."""
+    rules, opts = get_rules("online"), {**PLAY, "rival_frac": 1.0, "rival": "pimc:worlds=2"}
+    data = label_hands(fresh_weights(4), "online", 3, 4, play=opts)
     rng = np.random.default_rng(3)  # the task's draws: each game's opposing kind, then its team
-    assert np.all(oracle._opponents(4, opts, False, rng) == oracle.PIMC)
+    assert np.all(distill._opponents(4, distill.PlaySpec(**opts), False, rng) == distill.RIVAL)
     pimc_team, pimc, checked = rng.integers(0, 2, 4), PIMCAgent(3, 2), 0
     for step in range(int(data["length"].max())):
         for hand in np.flatnonzero(data["length"] > step):
@@ -164,8 +135,8 @@ def test_rollout_bid_labels_are_the_networks_own_play_of_the_actual_deal():
     every seat after that bid; card labels stay the solver's."""
     rules = get_rules("online")
     weights = fresh_weights(3)
-    net = oracle.network(16, 2, {"model": weights, "network": NetworkSpec.from_dict(SPEC16)})
-    data = oracle.play_and_label(weights, None, SPEC16, "online", {**OPTIONS, "bids": "rollout"}, seed=2, hands=6)
+    net = distill.student(CFG16, {"model": weights, "network": NetworkSpec.from_dict(SPEC16)})
+    data = label_hands(weights, "online", 2, 6, labels={"bids": "rollout"})
     values, checked = data["values"].astype(np.float32), 0
     for k in range(len(data["hand"])):
         g = hand_game(data, int(data["hand"][k]), int(data["step"][k]), rules)
@@ -190,7 +161,7 @@ def test_card_location_targets_are_the_owners_of_exactly_the_unseen_cards():
     place it (not its own, not played, not the muestra still in the dealer's hand), and the target
     names the seat that holds it, counted from the seat (0 next, 1 partner, 2 before)."""
     rules = get_rules("online")
-    data = oracle.play_and_label(fresh_weights(1), None, SPEC16, "online", OPTIONS, seed=9, hands=6)
+    data = label_hands(fresh_weights(1), "online", 9, 6)
     owners = card_owners(replay_decisions(data, rules))
     for k in range(len(data["hand"])):
         g = hand_game(data, int(data["hand"][k]), int(data["step"][k]), rules)
@@ -205,7 +176,7 @@ def test_the_policys_inputs_do_not_change_when_the_hidden_cards_move():
     """Observation (no leak): at every labelled decision the network's inputs (observation and legal
     mask, as the fit rebuilds them) are the same whatever the cards the seat cannot see are."""
     rules = get_rules("traditional")
-    data = oracle.play_and_label(fresh_weights(2), None, SPEC16, "traditional", OPTIONS, seed=4, hands=6)
+    data = label_hands(fresh_weights(2), "traditional", 4, 6)
     replayed = replay_decisions(data, rules)
     rng = np.random.default_rng(0)
     for k in range(len(data["hand"])):
@@ -220,19 +191,19 @@ def test_the_policys_inputs_do_not_change_when_the_hidden_cards_move():
 
 def test_the_window_keeps_the_latest_whole_hands():
     rules = get_rules("online")
-    a = oracle.Window.of(oracle.play_and_label(fresh_weights(), None, SPEC16, "online", OPTIONS, 1, 10), rules)
-    b = oracle.Window.of(oracle.play_and_label(fresh_weights(), None, SPEC16, "online", OPTIONS, 2, 10), rules)
+    a = distill.Window.of(label_hands(fresh_weights(), "online", 1, 10), rules)
+    b = distill.Window.of(label_hands(fresh_weights(), "online", 2, 10), rules)
     both = a.add(b, len(a) + len(b))
     assert len(both) == len(a) + len(b)
     cut = a.add(b, len(b) + 1)
     assert len(b) < len(cut) <= len(b) + 1 + 23  # whole hands: the oldest hand kept brings its other labels
     assert np.array_equal(cut.obs[-len(b):], b.obs) and np.array_equal(cut.values[-len(b):], b.values)
-    again = oracle.Window.of(cut.data, rules)  # the compact data alone rebuilds the same arrays
+    again = distill.Window.of(cut.data, rules)  # the compact data alone rebuilds the same arrays
     assert all(np.array_equal(getattr(again, f), getattr(cut, f)) for f in ("obs", "mask", "values", "owners", "held"))
 
 
 def test_the_dueling_head_centres_the_advantage_over_the_legal_actions():
-    net = oracle.network(16, 2)
+    net = distill.student(CFG16)
     obs, mask = torch.randn(5, OBS_DIM), torch.zeros(5, 24, dtype=torch.bool)
     mask[:, [0, 3, 7]] = True
     q = net.q(obs, mask)
@@ -240,20 +211,20 @@ def test_the_dueling_head_centres_the_advantage_over_the_legal_actions():
     assert torch.allclose(q[:, [0, 3, 7]].mean(-1), value, atol=1e-5)
 
 
-def test_tiny_oracle_run_end_to_end_and_exact_resume(tmp_path, monkeypatch):
+def test_tiny_distill_run_end_to_end_and_exact_resume(tmp_path, monkeypatch):
     """No heuristic anywhere by default; the checkpoint plays as ``model:PATH``; a run stopped after
     one iteration and resumed ends on the uninterrupted run's weights."""
     import agents.heuristic
 
     def no_heuristic(*a, **k):
-        raise AssertionError("an oracle run that asks for no heuristic must not use it")
+        raise AssertionError("a run that asks for no heuristic must not use it")
 
     monkeypatch.setattr(agents.heuristic.HeuristicAgent, "act", no_heuristic)
     whole, parts = tmp_path / "whole", tmp_path / "parts"
-    assert train.main([*TINY, "--oracle-iterations", "2", "--run-dir", str(whole)]) == 0
-    assert train.main([*TINY, "--oracle-iterations", "1", "--run-dir", str(parts)]) == 0
+    assert train.main([*TINY, "--iterations", "2", "--run-dir", str(whole)]) == 0
+    assert train.main([*TINY, "--iterations", "1", "--run-dir", str(parts)]) == 0
     (run,) = list(parts.iterdir())
-    assert train.main(["--resume", str(run / "checkpoint.pt"), "--oracle-iterations", "2"]) == 0
+    assert train.main(["--resume", str(run / "checkpoint.pt"), "--iterations", "2"]) == 0
     a, b = (read_checkpoint(str(next(d.iterdir()) / "checkpoint.pt")) for d in (whole, parts))
     assert a["iteration"] == b["iteration"] == 2 and a["labels"] == b["labels"] > 0
     assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
@@ -265,21 +236,26 @@ def test_tiny_oracle_run_end_to_end_and_exact_resume(tmp_path, monkeypatch):
 
 
 def test_the_learning_rate_decays_linearly_to_its_final_value_at_the_last_iteration():
-    cfg = oracle.OracleConfig(learning_rate=1e-3, lr_final=1e-4, oracle_iterations=10)
-    rates = [oracle.learning_rate(cfg, i) for i in range(10)]
-    assert rates[0] == pytest.approx(1e-3) and rates[-1] == pytest.approx(1e-4)
-    assert np.allclose(np.diff(rates), -1e-4)
-    assert oracle.learning_rate(oracle.OracleConfig(learning_rate=1e-3, lr_final=-1.0), 7) == 1e-3  # below 0: constant
+    cfg = distill.DistillConfig(learning_rate=1e-3, lr_final=1e-4, iterations=10, final_epochs=4)
+    rates = [distill.learning_rate(cfg, i) for i in range(14)]
+    assert rates[0] == pytest.approx(1e-3) and rates[9] == pytest.approx(1e-4)
+    assert np.allclose(np.diff(rates[:10]), -1e-4)
+    assert rates[10:] == pytest.approx([1e-3, 1e-3 * (1 + 0.5**0.5) / 2, 5e-4, 1e-3 * (1 - 0.5**0.5) / 2])  # final: a cosine
+    assert distill.learning_rate(distill.DistillConfig(learning_rate=1e-3, lr_final=-1.0), 7) == 1e-3  # below 0: constant
 
 
-def test_oracle_config_refuses_impossible_shares(capsys):
-    assert train.main(["--algorithm", "oracle", "--oracle-heuristic-frac", "0.7", "--oracle-past-frac", "0.5"]) == 2
-    assert "oracle_heuristic_frac, oracle_pimc_frac and oracle_past_frac" in capsys.readouterr().err
-    assert train.main(["--algorithm", "oracle", "--oracle-sampled-frac", "1.5"]) == 2
-    assert "oracle_sampled_frac must be a share between 0 and 1, got 1.5" in capsys.readouterr().err
+def test_the_config_refuses_impossible_shares_and_teachers_that_value_nothing(capsys):
+    assert train.main(["--algorithm", "distill", "--heuristic-frac", "0.7", "--past-frac", "0.5"]) == 2
+    assert "heuristic_frac, rival_frac and past_frac must be shares" in capsys.readouterr().err
+    assert train.main(["--algorithm", "distill", "--teacher", "heuristic"]) == 2
+    assert "teacher 'heuristic' gives no values of the legal actions" in capsys.readouterr().err
+    assert train.main(["--algorithm", "distill", "--teacher", "bot:level=strong"]) == 2
+    assert "teacher 'bot:level=strong' gives no values" in capsys.readouterr().err
+    assert train.main(["--algorithm", "distill", "--teacher", "pimc:worlds=0"]) == 2
+    assert "worlds must be at least 1" in capsys.readouterr().err
 
 
-def test_an_oracle_network_exports_its_policy_and_the_bot_plays_it(tmp_path):
+def test_a_distilled_network_exports_its_policy_and_the_bot_plays_it(tmp_path):
     """The exported ONNX policy is the policy head alone (the card's layout unchanged), checked
     against PyTorch relative to the size of the logits; a policy of other weights fails the check."""
     pytest.importorskip("onnxruntime")
@@ -287,7 +263,7 @@ def test_an_oracle_network_exports_its_policy_and_the_bot_plays_it(tmp_path):
     from agents.torch_agent import load_network
     from cuatrola_serve.bot import Bot
 
-    assert train.main([*TINY, "--oracle-iterations", "1", "--run-dir", str(tmp_path / "r")]) == 0
+    assert train.main([*TINY, "--iterations", "1", "--run-dir", str(tmp_path / "r")]) == 0
     (run,) = list((tmp_path / "r").iterdir())
     card = export(str(run / "checkpoint.pt"), str(tmp_path / "m.onnx"), check=2000)
     assert card["outputs"] == {"logits": ["N", 24, "float32"]} and card["parity"]["same_actions"]
@@ -303,7 +279,7 @@ def test_an_oracle_network_exports_its_policy_and_the_bot_plays_it(tmp_path):
 
 def test_a_run_shows_each_phase_as_it_goes(tmp_path, capsys):
     """A bar per phase (labelling, fitting); once evaluated, the labelling bar shows the latest result."""
-    assert train.main([*TINY, "--oracle-iterations", "2", "--eval-every", "1", "--eval-deals", "4",
+    assert train.main([*TINY, "--iterations", "2", "--eval-every", "1", "--eval-deals", "4",
                        "--run-dir", str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert "iteration 1 of 2: playing and labelling" in err and "fitting" in err and "iteration 1:" in err
@@ -313,14 +289,14 @@ def test_a_run_shows_each_phase_as_it_goes(tmp_path, capsys):
 
 
 def test_a_recipe_in_stages_goes_on_from_the_first_stages_final_network(tmp_path):
-    """``then``: once the oracle run finishes, the preset named goes on from its checkpoint (as
+    """``then``: once the run finishes, the preset named goes on from its checkpoint (as
     --init), with its rules, seed and network size; a next stage that names no preset is refused
     before anything runs."""
     stage = tmp_path / "finetune.yaml"
     stage.write_text("algorithm: ppo\nexp_name: stage2\nnum_envs: 32\nnum_steps: 8\ntotal_decisions: 512\n"
                      "imitation_decisions: 0\nheuristic_frac: 0.0\neval_every: 0\n")
     runs = tmp_path / "runs"
-    assert train.main([*TINY, "--oracle-iterations", "1", "--then", str(stage), "--run-dir", str(runs)]) == 0
+    assert train.main([*TINY, "--iterations", "1", "--then", str(stage), "--run-dir", str(runs)]) == 0
     first, second = sorted(runs.iterdir(), key=lambda d: d.name.startswith("stage2"))
     assert second.name.startswith("stage2_1_")
     ck = read_checkpoint(str(second / "checkpoint.pt"))
@@ -335,7 +311,7 @@ def test_label_regret_replays_each_held_out_decision_and_scores_a_players_choice
     (its legal actions are exactly the labelled ones), and a player's regret there is the best label
     minus the label of the action it chooses (replayed here with the same seed)."""
     rules = get_rules("online")
-    data = oracle.play_and_label(fresh_weights(5), None, SPEC16, "online", OPTIONS, seed=8, hands=60)
+    data = label_hands(fresh_weights(5), "online", 8, 60)
     values = data["values"].astype(np.float32)
     picks = np.arange(len(data["hand"]))
     for k in picks[:40]:
@@ -349,30 +325,17 @@ def test_label_regret_replays_each_held_out_decision_and_scores_a_players_choice
         assert r[0, j] == np.nanmax(values[k]) - values[k, rnd.act(view)]
 
 
-def test_label_regret_draws_from_an_expert_label_file_only_decisions_whose_labels_prefer_an_action(tmp_path):
-    torch.manual_seed(0)
-    weights = {k: v.numpy() for k, v in expert.network(16, 2).state_dict().items()}
-    data = expert.label_hands(weights, (16, 2), "online", {"worlds": 2, "bid_worlds": 2, "candidates": 4, "infer": 1.0,
-                                                             "temperature": 1.0}, seed=3, hands=4)
-    save_data(tmp_path / "iteration_0.npz", data)
-    rows, read = label_regret.decisions(tmp_path / "iteration_0.npz")
-    values = data["values"].astype(np.float32)
-    spread = np.nanmax(values, 1) - np.nanmin(values, 1)
-    assert len(read["hand"]) == len(data["hand"]) and 0 < len(rows) < len(data["hand"])
-    assert (spread[rows] > 0).all() and (spread[np.setdiff1d(np.arange(len(spread)), rows)] == 0).all()
-
-
 def test_a_run_stopped_while_fitting_resumes_to_the_uninterrupted_run(tmp_path, monkeypatch):
     """SIGTERM during the second iteration's fit: the run stops at the next minibatch, its checkpoint
     is the run as it was before that iteration, and resumed it ends on the uninterrupted run's weights."""
     whole, parts = tmp_path / "whole", tmp_path / "parts"
-    assert train.main([*TINY, "--oracle-iterations", "2", "--run-dir", str(whole)]) == 0
-    real_fit = oracle.fit
-    monkeypatch.setattr(oracle, "fit", sigterm_on_call(real_fit))
-    assert train.main([*TINY, "--oracle-iterations", "2", "--run-dir", str(parts)]) == 0
+    assert train.main([*TINY, "--iterations", "2", "--run-dir", str(whole)]) == 0
+    real_fit = distill.fit
+    monkeypatch.setattr(distill, "fit", sigterm_on_call(real_fit))
+    assert train.main([*TINY, "--iterations", "2", "--run-dir", str(parts)]) == 0
     (run,) = list(parts.iterdir())
     assert read_checkpoint(str(run / "checkpoint.pt"))["iteration"] == 1, "the half-fitted iteration is not kept"
-    monkeypatch.setattr(oracle, "fit", real_fit)
+    monkeypatch.setattr(distill, "fit", real_fit)
     assert train.main(["--resume", str(run / "checkpoint.pt")]) == 0
     a, b = (read_checkpoint(str(next(d.iterdir()) / "checkpoint.pt")) for d in (whole, parts))
     assert a["iteration"] == b["iteration"] == 2 and a["labels"] == b["labels"]
@@ -382,7 +345,7 @@ def test_a_run_stopped_while_fitting_resumes_to_the_uninterrupted_run(tmp_path, 
 def test_the_time_left_is_said_after_each_iteration(tmp_path, capsys):
     from agents.training.report import time_left
 
-    assert train.main([*TINY, "--oracle-iterations", "2", "--run-dir", str(tmp_path)]) == 0
+    assert train.main([*TINY, "--iterations", "2", "--run-dir", str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert "iteration 1 of 2; about" in err and "left (done about" in err and "iteration 2 of 2:" in err
     assert time_left(2, 10, [60.0, 120.0, 180.0, 240.0], now=0.0).startswith("iteration 2 of 10; about 24 min left")
@@ -391,8 +354,34 @@ def test_the_time_left_is_said_after_each_iteration(tmp_path, capsys):
 
 def test_a_first_strength_figure_comes_after_the_first_iteration(tmp_path, capsys):
     """With evaluations every 5 iterations, the first one still comes after iteration 1 (a newcomer
-    sees a figure within minutes), then at 5, 10..."""
-    assert train.main([*TINY, "--oracle-iterations", "2", "--eval-every", "5", "--eval-deals", "4",
+    sees a figure within minutes), then at 5, 10... and at the run's last step."""
+    assert train.main([*TINY, "--iterations", "3", "--eval-every", "5", "--eval-deals", "4",
                        "--run-dir", str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert "iteration 1: against the heuristic" in err and "iteration 2: against the heuristic" not in err
+    assert "iteration 3: against the heuristic" in err
+
+
+def test_a_recipe_stopped_in_its_first_stage_and_resumed_goes_on_into_the_next_bit_for_bit(tmp_path, monkeypatch):
+    """A two-stage recipe (a tiny teacher–student stage, then the ``tiny`` PPO preset): stopped by
+    SIGTERM while fitting its second iteration and resumed with one ``--resume``, it finishes the first
+    stage, starts the second from its network, and ends on the uninterrupted recipe's weights; every
+    stage records the recipe it belongs to."""
+    recipe = [*TINY, "--iterations", "2", "--then", "tiny", "--recipe", "tiny_recipe"]
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    assert train.main([*recipe, "--run-dir", str(whole)]) == 0
+    real_fit = distill.fit
+    monkeypatch.setattr(distill, "fit", sigterm_on_call(real_fit))
+    assert train.main([*recipe, "--run-dir", str(parts)]) == 0
+    (first,) = list(parts.iterdir())
+    assert read_checkpoint(str(first / "checkpoint.pt"))["iteration"] == 1, "stopped in the first stage"
+    monkeypatch.setattr(distill, "fit", real_fit)
+    assert train.main(["--resume", str(first / "checkpoint.pt")]) == 0
+    ends = []
+    for runs in (whole, parts):
+        stage2 = [d for d in runs.iterdir() if d.name.startswith("tiny_")]
+        assert len(stage2) == 1, list(runs.iterdir())
+        ends.append(read_checkpoint(str(stage2[0] / "checkpoint.pt")))
+    a, b = ends
+    assert a["config"]["algorithm"] == "ppo" and a["config"]["recipe"] == b["config"]["recipe"] == "tiny_recipe"
+    assert a["step"] == b["step"] > 0 and all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])

@@ -1,0 +1,71 @@
+"""Teachers: what labels a decision with the value of each legal action, named by an agent spec.
+
+A teacher is named in a run's config (``teacher: pimc:worlds=32``) with the spec language of
+``evaluate.py`` agents (:mod:`agents.registry`), plus one name of its own:
+
+- ``actual``: the *actual* deal, played out double-dummy (:func:`actual_values`; the trainer knows
+  every hidden card: one solve a legal action, and over many deals the values tend to PIMC's with
+  unlimited worlds drawn from the true posterior of the games played);
+- ``pimc:worlds=N``: PIMC's own values, the mean over N deals drawn from what the seat saw
+  (:meth:`agents.pimc.PIMCAgent.label_values`);
+- ``search:…`` and ``bot:level=master``: the search's values over the deals it draws as the
+  bids and plays make likely (:meth:`agents.search.SearchAgent.label_values`).
+
+Any agent with a ``label_values(view, legal, margin_coef) -> values`` method teaches: a new
+teacher is that method on an agent (a plug-in ``package.module:Class`` included) and nothing
+here. :func:`teacher_for` makes the teacher of a spec; :meth:`Teacher.values` labels one decision.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cuatrola_env.rules import NUM_ACTIONS
+
+from ..pimc import PIMCAgent
+from ..registry import make_agent
+
+ACTUAL = "actual"  #: the teacher that values each action on the actual deal
+
+
+def actual_values(view, world: list[int], margin_coef: float = 0.0) -> np.ndarray:
+    """(len(legal),) game points for the acting seat's team of each legal action of ``view`` when
+    the hand is played out double-dummy on ``world`` (every seat's unplayed cards): a card, the
+    position solved after it; a bid, the hand solved under the contract it leads to, the seats
+    after it passing (:class:`~agents.pimc.PIMCAgent`'s valuation on one deal)."""
+    legal = view.legal_actions
+    if view.phase == 0:
+        return PIMCAgent.bid_points(view, legal, [world]).mean(1)
+    return PIMCAgent.card_points(view, legal, [world], margin_coef).mean(1)
+
+
+class Teacher:
+    """The teacher a spec names: :meth:`values` of one decision."""
+
+    def __init__(self, spec: str, agent=None):
+        self.spec, self.agent = spec, agent
+
+    def values(self, view, actual: np.ndarray, margin_coef: float = 0.0) -> np.ndarray:
+        """(24,) each legal action's value for the acting seat's team (``actual``: every seat's
+        unplayed cards, read by the ``actual`` teacher only); NaN off the legal actions."""
+        out = np.full(NUM_ACTIONS, np.nan, np.float32)
+        legal = view.legal_actions
+        if self.agent is None:
+            out[legal] = actual_values(view, [int(h) for h in actual], margin_coef)
+        else:
+            out[legal] = self.agent.label_values(view, legal, margin_coef)
+        return out
+
+
+def teacher_for(spec: str, seed: int | None = None) -> Teacher:
+    """The teacher ``spec`` names; a ``ValueError`` says why a spec cannot teach."""
+    if spec == ACTUAL:
+        return Teacher(spec)
+    agent = make_agent(spec, seed=seed)
+    if not callable(getattr(agent, "label_values", None)) or not getattr(agent, "at_search_level", True):
+        raise ValueError(f"teacher {spec!r} gives no values of the legal actions: teachers are {ACTUAL}, pimc:…, "
+                         "search:…, bot:level=master, or an agent with a label_values(view, legal, margin_coef) method")
+    return Teacher(spec, agent)
+
+
+__all__ = ["ACTUAL", "Teacher", "actual_values", "teacher_for"]

@@ -176,8 +176,8 @@ def test_a_late_run_moves_only_the_late_head_and_its_export_plays_with_the_gate(
     ("--late-from-trick", "5", "late_from_trick must be 0 or a trick from 1 to 4, got 5"),
     ("--from-trick", "-1", "from_trick must be 0 or a trick from 1 to 4, got -1"),
     ("--teacher", "pimc:worlds=-2", "worlds must be at least 1, got -2"),
-    ("--late-layers", "-1", "late_hidden and late_layers must be 0"),
-    ("--policy-target", "votes", "policy_target must be one of q, labels, got 'votes'"),
+    ("--late-layers", "-1", "late_layers (--late-layers) must be at least 0, got -1"),
+    ("--policy-target", "votes", "policy_target (--policy-target) must be one of q, labels, got 'votes'"),
 ])
 def test_the_late_options_refuse_what_no_run_can_start_with(flag, value, message, capsys):
     assert train.main(["--algorithm", "distill", flag, value]) == 2

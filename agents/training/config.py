@@ -105,6 +105,12 @@ def check_at_least(cfg: RunConfig, low: int, *names: str) -> None:
             raise ValueError(f"{name} ({flag(name)}) must be at least {low}, got {getattr(cfg, name)}")
 
 
+def check_choice(cfg: RunConfig, name: str, choices: tuple[str, ...]) -> None:
+    """``ValueError`` naming the field ``name`` when its value is none of ``choices``."""
+    if getattr(cfg, name) not in choices:
+        raise ValueError(f"{name} ({flag(name)}) must be one of {', '.join(choices)}, got {getattr(cfg, name)!r}")
+
+
 def check_counts(cfg: RunConfig, *names: str) -> None:
     """``ValueError`` naming the first of the fields ``names`` (counts: games, steps, epochs...) below 1."""
     check_at_least(cfg, 1, *names)
@@ -255,5 +261,6 @@ def read_init(cfg: RunConfig) -> dict:
 
 
 __all__ = ["Algorithm", "FROM_COMMAND_LINE", "LATER_FIELDS", "NAMED_AGAIN", "PRESETS", "RESUMABLE", "RunConfig",
-           "check_at_least", "check_counts", "check_fields", "check_resume_fields", "flag", "flags", "learner_device",
-           "names_something", "option", "read_init", "resumed_config", "run_rules", "shipped_presets", "stages"]
+           "check_at_least", "check_choice", "check_counts", "check_fields", "check_resume_fields", "flag", "flags",
+           "learner_device", "names_something", "option", "read_init", "resumed_config", "run_rules", "shipped_presets",
+           "stages"]

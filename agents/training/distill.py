@@ -69,7 +69,18 @@ from ..heuristic import HeuristicAgent
 from ..network import MASKED_LOGIT, NetworkSpec, PolicyValueNet, build
 from ..parallel import Runner, Stopped
 from ..registry import make_agent
-from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option, run_rules
+from .config import (
+    LATER_FIELDS,
+    RESUMABLE,
+    Algorithm,
+    RunConfig,
+    check_at_least,
+    check_choice,
+    check_counts,
+    learner_device,
+    option,
+    run_rules,
+)
 from .fitting import minibatch_passes, renamed_suits, soft_cross_entropy, soft_targets, with_weights
 from .labels import (
     HAND_FIELDS,
@@ -567,17 +578,13 @@ def restore(ck: dict, path: str, run_dir: Path, net, opt, rng: np.random.Generat
 
 def check(cfg: DistillConfig) -> None:
     """``ValueError`` naming a field no run can start with."""
-    check_counts(cfg, "hands", "per_task", "window", "pool", "fit_epochs", "fit_batch")
-    if cfg.fit_rows < 0:
-        raise ValueError(f"fit_rows must be 0 (the whole window) or a count of decisions, got {cfg.fit_rows}")
+    check_counts(cfg, "iterations", "hands", "per_task", "window", "pool", "fit_epochs", "fit_batch")
+    check_at_least(cfg, 0, "fit_rows", "final_epochs", "late_hidden", "late_layers", "temperature")
+    check_choice(cfg, "bids", BID_LABELS)
+    check_choice(cfg, "policy_target", POLICY_TARGETS)
     shares = (cfg.heuristic_frac, cfg.rival_frac, cfg.past_frac)
     if min(shares) < 0 or sum(shares) > 1:
         raise ValueError(f"heuristic_frac, rival_frac and past_frac must be shares summing to at most 1, got {shares}")
-    if cfg.iterations < 1 or cfg.final_epochs < 0:
-        raise ValueError(f"iterations must be at least 1 and final_epochs at least 0, got {cfg.iterations} and "
-                         f"{cfg.final_epochs}")
-    if cfg.bids not in BID_LABELS:
-        raise ValueError(f"bids must be one of {', '.join(BID_LABELS)}, got {cfg.bids!r}")
     teacher_for(cfg.teacher, seed=0)  # a spec that cannot teach is refused before anything runs
     if cfg.rival_frac:
         make_agent(cfg.rival, seed=0)
@@ -586,13 +593,8 @@ def check(cfg: DistillConfig) -> None:
             raise ValueError(f"{name} must be 0 or a trick from 1 to {NUM_TRICKS - 1}, got {getattr(cfg, name)}")
     if not cfg.from_trick < cfg.to_trick <= NUM_TRICKS:
         raise ValueError(f"to_trick must be a trick after from_trick, up to {NUM_TRICKS} (all), got {cfg.to_trick}")
-    if cfg.late_hidden < 0 or cfg.late_layers < 0:
-        raise ValueError(f"late_hidden and late_layers must be 0 (the other heads' size) or more, got "
-                         f"{cfg.late_hidden} and {cfg.late_layers}")
-    if cfg.policy_target not in POLICY_TARGETS:
-        raise ValueError(f"policy_target must be one of {', '.join(POLICY_TARGETS)}, got {cfg.policy_target!r}")
-    if cfg.tau <= 0 or cfg.temperature < 0:
-        raise ValueError(f"tau must be positive and temperature at least 0, got {cfg.tau} and {cfg.temperature}")
+    if cfg.tau <= 0:
+        raise ValueError(f"tau must be positive, got {cfg.tau}")
 
 
 def check_checkpoint(ck: dict, path: str) -> None:

@@ -12,10 +12,10 @@ Given an expert-iteration label file instead (``runs/NAME/data/iteration_K.npz``
 valued by the search), the decisions are drawn from those whose labels prefer an action, and the
 regret is against the search's best action::
 
-    python experiments/label_regret.py runs/NAME/data/iteration_1.npz model:agents/models/cuatrola.pt bot:level=master
+    python experiments/label_regret.py runs/NAME model:agents/models/cuatrola.pt bot:level=master
 
-``--from-trick K`` draws only card plays of trick K (counted from 0) and later: with a label file of
-``experiments/configs/endgame.yaml``, whose earlier decisions hold the network's own play, not values.
+``--from-trick K`` draws only card plays of trick K (counted from 0) and later: with the window of a
+run that labels the late tricks alone (``configs/late.yaml``).
 
 Only the held-out deals of the window (a twentieth, never fitted) are drawn; each position is
 replayed through the engine from its deal and moves, so every player sees an ordinary seat view with

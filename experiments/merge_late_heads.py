@@ -12,7 +12,7 @@ time per decision::
     python evaluate.py bot:level=expert,path=merged.onnx pimc:worlds=32 --deals 2000 --matches 0
 
 The networks must share their policy head, the bids and early play (runs started with ``--init``
-from the same network, whose early play they keep, such as ``configs/late_more.yaml``'s); the first
+from the same network, whose early play they keep, such as ``configs/late.yaml``'s); the first
 one's other heads and checkpoint fields (its run's config, rules, observation version) go with the
 merged network.
 """

@@ -7,7 +7,7 @@ network from nothing would lose everything the narrow one learnt; widening it ke
 weights among the copies) and gives the fit more units::
 
     python experiments/widen_network.py agents/models/cuatrola.pt WIDE.pt --hidden 512
-    python train.py --config experiments/configs/endgame.yaml --init WIDE.pt --hidden 512 --seed 7
+    python train.py --config late --init WIDE.pt --hidden 512 --seed 7
 
 ``--noise`` (a share of each layer's weight spread, 0.001 by default) lets the copies learn apart;
 the widened network's logits then differ from the original's by about that share (0: exactly equal).

@@ -407,3 +407,49 @@ def test_no_module_guesses_a_network_from_its_key_names():
     found = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "agents").rglob("*.py")) if path.name != "network.py"
              for n, line in enumerate(path.read_text().splitlines(), 1) if guesses.search(line)]
     assert not found, found
+
+
+def test_the_product_holds_user_presets_and_examples_and_research_lives_apart():
+    """configs/ holds the user presets and the recipes' stages (at most 8), examples/ the user
+    examples (at most 6); research scripts live in experiments/ (not installed); the experiments'
+    log is condensed (at most about 400 lines) and the training page is a guide, not a log."""
+    configs = sorted(p.stem for p in (ROOT / "configs").glob("*.yaml"))
+    examples = sorted(p.stem for p in (ROOT / "examples").glob("*.py") if p.stem != "__init__")
+    assert len(configs) <= 8 and len(examples) <= 6, (configs, examples)
+    assert len((ROOT / "docs/experiments.md").read_text().splitlines()) <= 420
+    training = (ROOT / "docs/training.md").read_text()
+    assert "## 2026-" not in training and len(training.splitlines()) <= 250
+
+
+def test_an_algorithm_a_level_and_a_model_share_no_name():
+    """One meaning per name: no training algorithm is named as a bot level (``expert`` is the level,
+    its model and the recipe that makes that model, ``configs/expert.yaml``; no algorithm)."""
+    from agents.policy import LEVELS
+    from agents.training.algorithms import ALGORITHMS
+
+    assert set(ALGORITHMS).isdisjoint(LEVELS), set(ALGORITHMS) & set(LEVELS)
+    cfg, _, _ = train.parse_config(["--config", "expert"])
+    assert cfg.algorithm not in LEVELS and cfg.recipe == "expert"
+
+
+def test_each_stage_says_where_it_stands_in_its_recipe():
+    from agents.training.loop import stage_of
+
+    first, _, _ = train.parse_config(["--config", "expert"])
+    second, _, _ = train.parse_config(["--config", "finetune", "--recipe", "expert", "--then", "late"])
+    assert stage_of(first) == " (stage 1 of 3 of recipe expert)"
+    assert stage_of(second) == " (stage 2 of 3 of recipe expert)"
+
+
+def test_a_checkpoint_of_an_algorithm_no_longer_trained_is_refused_plainly(tmp_path, capsys):
+    """A run of an algorithm the project no longer has (oracle labels, expert iteration, refit: now
+    the teacher–student algorithm) cannot be resumed: one line that says how to go on from its
+    network (``--init``)."""
+    import torch
+
+    assert train.main(["--config", "tiny", "--eval-every", "0", "--run-dir", str(tmp_path)]) == 0
+    path = only_run(tmp_path) / "checkpoint.pt"
+    ck = read_checkpoint(str(path))
+    torch.save({**ck, "config": {**ck["config"], "algorithm": "oracle"}}, tmp_path / "old.pt")
+    assert train.main(["--resume", str(tmp_path / "old.pt")]) == 2
+    assert refused(capsys, f"start a new run from its network with --init {tmp_path / 'old.pt'}")

@@ -65,8 +65,8 @@ def train(algorithm: Algorithm, cfg: RunConfig, resume: str | None, ck: dict | N
     run_name = ck["run_name"] if ck else f"{cfg.exp_name}_{cfg.seed}_{int(time.time())}"
     run_dir = Path(resume).parent if resume else Path(cfg.run_dir) / run_name  # a resumed run goes on beside its checkpoint
     run_dir.mkdir(parents=True, exist_ok=True)
-    print(f"{'resuming' if ck else 'starting'} {cfg.algorithm} run {run_name}: checkpoint and logs in {run_dir} "
-          f"(watch: tensorboard --logdir {run_dir.parent})", file=sys.stderr, flush=True)
+    print(f"{'resuming' if ck else 'starting'} {cfg.algorithm} run {run_name}{stage_of(cfg)}: checkpoint and logs in "
+          f"{run_dir} (watch: tensorboard --logdir {run_dir.parent})", file=sys.stderr, flush=True)
     np.random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
@@ -78,6 +78,15 @@ def train(algorithm: Algorithm, cfg: RunConfig, resume: str | None, ck: dict | N
         return status
     print(f"{run_name} finished; its next stage: --config {stages(cfg.then)[0]}", file=sys.stderr, flush=True)
     return main(next_stage(cfg, run_dir))
+
+
+def stage_of(cfg: RunConfig) -> str:
+    """`` (stage k of N of recipe NAME)`` for a stage of a shipped recipe of several; empty otherwise."""
+    if cfg.recipe not in preset_names():
+        return ""
+    total = 1 + len(stages(str(_preset(cfg.recipe).get("then", ""))))
+    left = len(stages(cfg.then))
+    return f" (stage {total - left} of {total} of recipe {cfg.recipe})" if total > max(left, 1) else ""
 
 
 def what_next(checkpoint: Path, cfg: RunConfig) -> str:
@@ -116,8 +125,11 @@ def parse_config(argv=None) -> tuple[RunConfig, str | None, dict | None]:
     preset = _preset(config) if config else {}
     ck = read_checkpoint(known.resume) if known.resume else None
     name = known.algorithm or (ck or {}).get("config", {}).get("algorithm") or preset.get("algorithm") or DEFAULT
+    if name not in ALGORITHMS and ck is not None and not known.algorithm:
+        raise CheckpointError(f"{known.resume}: its algorithm {brief(name, 40)} is not one of {', '.join(ALGORITHMS)}, "
+                              f"so the run cannot go on; start a new run from its network with --init {known.resume}")
     if name not in ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {name!r}")
+        raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {brief(name, 40)}")
     algorithm = ALGORITHMS[name]
     p = _parser(algorithm)
     a = p.parse_args(argv)
@@ -134,8 +146,7 @@ def parse_config(argv=None) -> tuple[RunConfig, str | None, dict | None]:
         saved_name = ck["config"].get("algorithm", "ppo")
         algorithm = ALGORITHMS.get(saved_name)
         if algorithm is None:
-            raise CheckpointError(f"{a.resume}: its algorithm {brief(saved_name, 40)} is not one of {', '.join(ALGORITHMS)}, "
-                                  f"so the run cannot go on; start a new run from its network with --init {a.resume}")
+            raise CheckpointError(f"{a.resume}: its algorithm {brief(saved_name, 40)} is not one of {', '.join(ALGORITHMS)}")
         check_resume_fields(ck, a.resume, algorithm.resume_fields)
         saved = check_fields(ck, a.resume, algorithm.config, algorithm.later, _other_fields(algorithm))
         algorithm.check_checkpoint({**ck, "config": saved}, a.resume)

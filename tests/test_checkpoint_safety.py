@@ -215,13 +215,13 @@ def test_a_checkpoint_naming_a_plug_in_is_refused_unless_the_same_spec_is_given(
     assert cfg.opponent == spec, "given again, the operator chose it"
 
 
-@pytest.mark.parametrize("stage", ["yaml", "preset"])
-def test_a_checkpoint_never_chooses_the_next_stage(short_run, tmp_path, capsys, stage):
+def test_a_checkpoint_never_chooses_a_next_stage_outside_the_shipped_presets(short_run, tmp_path, capsys):
     """A checkpoint whose next stage is a config of someone's choosing (a YAML file importing a module
-    and joining a host, or a preset): resuming refuses it unless the command line names it."""
+    and joining a host): resuming refuses it unless the command line names it. A shipped preset's name
+    (a recipe's next stage) names nothing outside the package, and one ``--resume`` goes on with it."""
     planted = tmp_path / "stage.yaml"
     planted.write_text("opponent: 'this:Zen'\nworkers: 2\nray_address: 203.0.113.7:6379\n")
-    then = str(planted) if stage == "yaml" else "finetune"
+    then = f"finetune,{planted}"
     ck = edited(short_run, tmp_path / "then.pt", lambda ck: ck["config"].update(then=then))
     assert train.main(["--resume", ck]) == 2
     err = capsys.readouterr().err
@@ -231,6 +231,9 @@ def test_a_checkpoint_never_chooses_the_next_stage(short_run, tmp_path, capsys, 
     assert cfg.then == "", "the command line chose no next stage"
     cfg, _, _ = train.parse_config(["--resume", ck, "--then", then])
     assert cfg.then == then, "named again, the operator chose it"
+    shipped = edited(short_run, tmp_path / "recipe.pt", lambda ck: ck["config"].update(then="finetune,late"))
+    cfg, _, _ = train.parse_config(["--resume", shipped])
+    assert cfg.then == "finetune,late", "a recipe's own stages are taken as saved"
 
 
 def test_a_checkpoint_never_chooses_the_cluster_a_resumed_run_joins(short_run, tmp_path):

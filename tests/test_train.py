@@ -453,3 +453,20 @@ def test_a_checkpoint_of_an_algorithm_no_longer_trained_is_refused_plainly(tmp_p
     torch.save({**ck, "config": {**ck["config"], "algorithm": "oracle"}}, tmp_path / "old.pt")
     assert train.main(["--resume", str(tmp_path / "old.pt")]) == 2
     assert refused(capsys, f"start a new run from its network with --init {tmp_path / 'old.pt'}")
+
+
+def test_the_default_recipes_models_name_their_recipe_and_it_is_a_shipped_preset():
+    """The shipped base models are the default recipe's output: their cards say so, and the recipe is
+    a file of configs/ whose chain names only shipped presets (nothing outside the repository)."""
+    import json
+
+    from agents.training.config import stages
+
+    for name in ("cuatrola", "cuatrola_traditional"):
+        card = json.loads((ROOT / "agents/models" / f"{name}.json").read_text())
+        recipe = card["training"]["recipe"]
+        cfg, _, _ = train.parse_config(["--config", recipe])
+        assert (ROOT / "configs" / f"{recipe}.yaml").is_file() and cfg.recipe == recipe
+        assert all((ROOT / "configs" / f"{stage}.yaml").is_file() for stage in stages(cfg.then)), cfg.then
+    expert, _, _ = train.parse_config(["--config", "expert"])
+    assert stages(expert.then) == ["finetune", "late"] and not expert.init, "the expert recipe starts from scratch"

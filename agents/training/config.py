@@ -142,7 +142,7 @@ def names_something(field: str, value, default) -> bool:
     if field in SPEC_FIELDS:
         return spec_names_outside(value)
     if field == "then":
-        return any(stage not in shipped_presets() for stage in stages(value))
+        return not set(stages(value)) <= set(shipped_presets())
     return True
 
 

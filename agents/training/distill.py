@@ -204,30 +204,27 @@ class LabelSpec:
         return choice & (card | bid)
 
 
-def student(spec_of: DistillConfig, start: dict | None = None) -> PolicyValueNet:
-    """The network of a run of ``spec_of`` (with the dueling action-value head and the card-location
+def student(cfg: DistillConfig, start: dict | None = None) -> PolicyValueNet:
+    """The network of a run of ``cfg`` (with the dueling action-value head and the card-location
     head) from ``start`` (``{"model": weights, "network": their NetworkSpec}``, or None: fresh): the
     heads ``start`` holds are kept as they are (a late head of its own size and trick); the heads the
     config declares and ``start`` lacks are added (:func:`agents.network.build`: a late head of the
     policy head's depth starts as its copy, widened; an early head as its copy)."""
-    held = start["network"] if start else None
-    if held and held.late_from_trick is not None and spec_of.late_from_trick not in (0, held.late_from_trick):
+    held = start["network"] if start else NetworkSpec(cfg.hidden, cfg.layers)  # fresh: no head held
+    late_held, early_held = held.late_from_trick is not None, held.early_head
+    if late_held and cfg.late_from_trick not in (0, held.late_from_trick):
         raise CheckpointError(f"the network's late head plays from trick {held.late_from_trick}, "
-                              f"not late_from_trick {spec_of.late_from_trick}")
-    spec = NetworkSpec(spec_of.hidden, spec_of.layers, q_head=True, dueling=True, owners=True,
-                       late_from_trick=spec_of.late_from_trick or None,
-                       late_hidden=spec_of.late_hidden or spec_of.hidden, late_layers=spec_of.late_layers or spec_of.layers,
-                       early_head=spec_of.early_head)
-    if held and held.late_from_trick is not None:
-        spec = dataclasses.replace(spec, late_from_trick=held.late_from_trick, late_hidden=held.late_hidden,
-                                   late_layers=held.late_layers)
-    if spec.late_from_trick is None:
-        spec = dataclasses.replace(spec, late_hidden=None, late_layers=None)
-    spec = dataclasses.replace(spec, early_head=spec.early_head or bool(held and held.early_head))
-    net = build(spec)
+                              f"not late_from_trick {cfg.late_from_trick}")
+    if late_held:
+        late = (held.late_from_trick, held.late_hidden, held.late_layers)
+    elif cfg.late_from_trick:
+        late = (cfg.late_from_trick, cfg.late_hidden or cfg.hidden, cfg.late_layers or cfg.layers)
+    else:
+        late = (None, None, None)
+    net = build(NetworkSpec(cfg.hidden, cfg.layers, q_head=True, dueling=True, owners=True, late_from_trick=late[0],
+                            late_hidden=late[1], late_layers=late[2], early_head=cfg.early_head or early_held))
     if start is None:
         return net.eval()
-    late_held, early_held = held.late_from_trick is not None, held.early_head
     net = with_weights(net, start["model"], ("q_net.", "owner_net.") + (() if late_held else ("late_net.", "late_from_trick"))
                        + (() if early_held else ("early_net.",)))
     net.heads_from_policy(late=not late_held, early=not early_held)

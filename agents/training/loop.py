@@ -82,7 +82,7 @@ def train(algorithm: Algorithm, cfg: RunConfig, resume: str | None, ck: dict | N
 
 def stage_of(cfg: RunConfig) -> str:
     """`` (stage k of N of recipe NAME)`` for a stage of a shipped recipe of several; empty otherwise."""
-    if cfg.recipe not in preset_names():
+    if cfg.recipe not in shipped_presets():
         return ""
     total = 1 + len(stages(str(_preset(cfg.recipe).get("then", ""))))
     left = len(stages(cfg.then))
@@ -175,18 +175,14 @@ def _check_then(cfg: RunConfig) -> None:
         _preset(stage)
 
 
-def preset_names() -> list[str]:
-    return shipped_presets()
-
-
 def _preset(name: str, seen: tuple[str, ...] = ()) -> dict:
     """The config fields of a preset: a YAML file, or a shipped preset by name (``--config tiny``); a
     preset may start from another (``extends: NAME``) and change some of its fields."""
     path = Path(name)
     if not path.is_file():
-        if name not in preset_names():
+        if name not in shipped_presets():
             raise ValueError(f"--config {name}: no such file, and no preset of that name (the presets: "
-                             f"{', '.join(preset_names())})")
+                             f"{', '.join(shipped_presets())})")
         path = Path(str(PRESETS.joinpath(f"{name}.yaml")))
     data = yaml.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):
@@ -202,7 +198,7 @@ def _preset(name: str, seen: tuple[str, ...] = ()) -> dict:
 def _parser(algorithm: Algorithm) -> argparse.ArgumentParser:
     """The flags of ``algorithm``'s config (every field, with its help line)."""
     p = ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--config", help=f"a preset by name ({', '.join(preset_names())}; the repository's configs/) or a "
+    p.add_argument("--config", help=f"a preset by name ({', '.join(shipped_presets())}; the repository's configs/) or a "
                                     "YAML file whose keys are config fields")
     p.add_argument("--resume", help=f"checkpoint to continue from: its own config, of which {flags(algorithm.resumable)} "
                                     "may change")

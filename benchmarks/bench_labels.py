@@ -13,6 +13,7 @@ passes over the positions, after one untimed pass that compiles the solver. One 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import time
 
@@ -24,8 +25,8 @@ from cuatrola_env.bitboards import cards_of
 from cuatrola_env.game import Game
 from cuatrola_env.rules import get_rules
 
-PLAY = {"temperature": 1.0, "heuristic_frac": 0.0, "rival": "pimc:worlds=4", "rival_frac": 0.0, "past_frac": 0.0}
-LABELS = {"teacher": "actual", "bids": "teacher", "from_trick": 0, "to_trick": 5, "margin": 0.0}
+PLAY = dataclasses.asdict(distill.PlaySpec())  #: the network in every seat, sampled at temperature 1
+LABELS = dataclasses.asdict(distill.LabelSpec(bids="teacher"))  #: every decision with a choice
 
 
 def positions(n: int, rules: str, seed: int) -> list[tuple]:

@@ -5,6 +5,8 @@ the latest hands, and a tiny run goes end to end and resumes exactly."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from helpers import scramble_hidden, sigterm_on_call
@@ -31,8 +33,8 @@ from experiments import label_regret  # noqa: E402
 #: the spec of the small networks these tests play (a plain oracle network of 16 x 2)
 SPEC16 = NetworkSpec(16, 2, dueling=True, q_head=True, owners=True).to_dict()
 
-PLAY = {"temperature": 1.0, "heuristic_frac": 0.0, "rival": "pimc:worlds=4", "rival_frac": 0.0, "past_frac": 0.0}
-LABELS = {"teacher": "actual", "bids": "teacher", "from_trick": 0, "to_trick": 5, "margin": 0.0}
+PLAY = dataclasses.asdict(distill.PlaySpec())  #: the network in every seat, sampled at temperature 1
+LABELS = dataclasses.asdict(distill.LabelSpec(bids="teacher"))  #: the actual deal labels bids and cards
 TINY = ["--algorithm", "distill", "--hands", "40", "--per-task", "20", "--hidden", "16",
         "--eval-every", "0", "--fit-batch", "64", "--past-frac", "0.5", "--window", "300", "--lr-final", "0.0001",
         "--workers", "1", "--then", ""]

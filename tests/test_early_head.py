@@ -5,6 +5,8 @@ export plays with both gates."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from helpers import random_decisions, tiny_distill_checkpoint
@@ -25,8 +27,8 @@ from cuatrola_env.rules import get_rules  # noqa: E402
 #: the spec of the small networks these tests play (a plain student network of 16 x 2)
 SPEC16 = NetworkSpec(16, 2, dueling=True, q_head=True, owners=True).to_dict()
 
-PLAY = {"temperature": 1.0, "heuristic_frac": 0.0, "rival": "pimc:worlds=4", "rival_frac": 0.0, "past_frac": 0.0}
-LABELS = {"teacher": "actual", "bids": "none", "from_trick": 0, "to_trick": 5, "margin": 0.0}
+PLAY = dataclasses.asdict(distill.PlaySpec())  #: the network in every seat, sampled at temperature 1
+LABELS = dataclasses.asdict(distill.LabelSpec(bids="none"))  #: the actual deal labels the cards alone
 
 
 def decisions(preset: str, n: int = 64, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:

@@ -23,7 +23,9 @@ from agents.pimc import PIMCAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.solver import Position  # noqa: E402
 from agents.training import distill  # noqa: E402
+from agents.training.config import preset  # noqa: E402
 from agents.training.labels import card_owners, hand_game, replay_decisions  # noqa: E402
+from agents.training.report import duration  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.observation import OBS_DIM  # noqa: E402
 from cuatrola_env.positions import Positions  # noqa: E402
@@ -352,6 +354,29 @@ def test_the_time_left_is_said_after_each_iteration(tmp_path, capsys):
     assert "iteration 1 of 2; about" in err and "left (done about" in err and "iteration 2 of 2:" in err
     assert time_left(2, 10, [60.0, 120.0, 180.0, 240.0], now=0.0).startswith("iteration 2 of 10; about 24 min left")
     assert time_left(10, 10, [5.0]) == "iteration 10 of 10"
+
+
+def test_the_recipes_time_left_adds_the_later_stages_at_this_runs_pace():
+    """A stage of 10 steps of a minute each, where its preset says 5 minutes on 2 cores, runs at half
+    that pace: 20 minutes of later stages there are 40 here, after this stage's 8 minutes left."""
+    from agents.training.report import time_left
+
+    assert "; the recipe about 48 min left (done about " in time_left(2, 10, [60.0] * 3, now=0.0, minutes=5.0, later=20.0)
+    assert "; the recipe about 28 min left" in time_left(2, 10, [60.0] * 3, now=0.0, later=20.0)  # pace unknown: as measured
+    assert time_left(2, 10, [60.0] * 3, now=0.0, later=None).endswith("; the later stages' time unknown")
+    assert "recipe" not in time_left(2, 10, [60.0] * 3, now=0.0, minutes=5.0, later=0.0)  # the last stage
+
+
+def test_the_ppo_bar_shows_the_recipes_time_left_at_its_own_rate():
+    from types import SimpleNamespace
+
+    from agents.training.ppo import PhaseBars, PPOConfig
+
+    bars = PhaseBars("run", PPOConfig(total_decisions=600_000, minutes=5.0, then="late"), step=0)
+    bars.bar, bars.step = SimpleNamespace(format_dict={"rate": 1000.0}), 120_000  # 8 min left of a 10-min stage
+    late = preset("late")["minutes"]
+    assert bars.recipe_left() == {"recipe left": f"about {duration(8 * 60 + 2 * 60 * late)}"}
+    assert PhaseBars("run", PPOConfig(then=""), step=0).recipe_left() == {}
 
 
 def test_a_first_strength_figure_comes_after_the_first_iteration(tmp_path, capsys):

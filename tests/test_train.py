@@ -15,6 +15,7 @@ pytest.importorskip("tensorboard")
 from agents import training as train  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
 from agents.network import PolicyValueNet  # noqa: E402
+from agents.training.config import later_minutes, preset  # noqa: E402
 from agents.training.ppo import PPOConfig  # noqa: E402
 from agents.training.rollout import Progress, SelfPlay  # noqa: E402
 from cuatrola_env.observation import OBS_VERSION  # noqa: E402
@@ -434,11 +435,28 @@ def test_an_algorithm_a_level_and_a_model_share_no_name():
 
 def test_each_stage_says_where_it_stands_in_its_recipe():
     from agents.training.loop import stage_of
+    from agents.training.report import duration
 
     first, _, _ = train.parse_config(["--config", "expert"])
     second, _, _ = train.parse_config(["--config", "finetune", "--recipe", "expert", "--then", "late"])
-    assert stage_of(first) == " (stage 1 of 3 of recipe expert)"
-    assert stage_of(second) == " (stage 2 of 3 of recipe expert)"
+    later = preset("finetune")["minutes"] + preset("late")["minutes"]
+    assert stage_of(first) == f" (stage 1 of 3 of recipe expert; the stages after it about {duration(60 * later)} on 2 cores)"
+    assert stage_of(second).startswith(" (stage 2 of 3 of recipe expert; the stages after it about ")
+    last, _, _ = train.parse_config(["--config", "late", "--recipe", "expert", "--then", ""])
+    assert stage_of(last) == " (stage 3 of 3 of recipe expert)"
+
+
+def test_a_later_stage_whose_preset_gives_no_time_leaves_the_recipes_time_unknown(tmp_path):
+    """The recipe's time left counts each later stage at its preset's measured ``minutes``; a YAML
+    stage that does not give them is said to be unknown, not counted as nothing."""
+    from agents.training.loop import stage_of
+
+    (tmp_path / "mine.yaml").write_text("algorithm: distill\niterations: 1\n")
+    cfg, _, _ = train.parse_config(["--config", "expert", "--then", f"finetune,{tmp_path / 'mine.yaml'}"])
+    assert later_minutes(cfg) is None
+    assert stage_of(cfg).endswith("; the time of the stages after it unknown)")
+    cfg, _, _ = train.parse_config(["--config", "expert", "--then", "finetune"])
+    assert later_minutes(cfg) == preset("finetune")["minutes"] > 0
 
 
 def test_a_checkpoint_of_an_algorithm_no_longer_trained_is_refused_plainly(tmp_path, capsys):

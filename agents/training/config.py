@@ -12,8 +12,10 @@ import dataclasses
 import math
 from collections.abc import Callable
 from importlib import resources
+from pathlib import Path
 
 import torch
+import yaml
 
 from cuatrola_env.cli import brief
 from cuatrola_env.observation import OBS_DIM
@@ -58,6 +60,8 @@ class RunConfig:
     then: str = option("", "once this run finishes, go on with these presets (names or YAML files, comma-separated, "
                            "in order), each from the final network of the one before (its --init; the same rules, "
                            "target, seed and network size): a recipe in stages")
+    minutes: float = option(0.0, "how long this stage takes on a 2-core x86-64 CPU (its preset's measured time): the "
+                                 "recipe's time left counts it for a stage not yet begun, at this run's pace (0: unknown)")
     recipe: str = option("", "the recipe this run is a stage of: the preset its first stage was started with "
                              "(set by --config; recorded in the checkpoint and the exported model's card)")
 
@@ -151,6 +155,13 @@ def stages(then: str) -> list[str]:
     return [s.strip() for s in then.split(",") if s.strip()]
 
 
+def later_minutes(cfg: RunConfig) -> float | None:
+    """How long the stages after this one take on 2 cores, from their presets' ``minutes``; ``None``
+    when one of them does not say."""
+    later = [float(preset(stage).get("minutes", 0.0)) for stage in stages(cfg.then)]
+    return None if not all(later) else sum(later)
+
+
 #: the presets shipped with the package (the repository's configs/)
 PRESETS = resources.files("agents.training").joinpath("presets")
 
@@ -159,9 +170,29 @@ def shipped_presets() -> list[str]:
     """The names of the shipped presets (``--config NAME``)."""
     return sorted(f.name[: -len(".yaml")] for f in PRESETS.iterdir() if f.name.endswith(".yaml"))
 
+def preset(name: str, seen: tuple[str, ...] = ()) -> dict:
+    """The config fields of a preset: a YAML file, or a shipped preset by name (``--config tiny``); a
+    preset may start from another (``extends: NAME``) and change some of its fields."""
+    path = Path(name)
+    if not path.is_file():
+        if name not in shipped_presets():
+            raise ValueError(f"--config {name}: no such file, and no preset of that name (the presets: "
+                             f"{', '.join(shipped_presets())})")
+        path = Path(str(PRESETS.joinpath(f"{name}.yaml")))
+    data = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{name} must hold config fields (key: value), got {type(data).__name__}")
+    base = data.pop("extends", None)
+    if base is None:
+        return data
+    if not isinstance(base, str) or base in seen + (name,):
+        raise ValueError(f"{name}: extends must name another preset, not itself or one extending it, got {brief(base, 60)}")
+    return {**preset(base, seen + (name,)), **data}
+
+
 #: fields added after checkpoints were first written, with the value every older run had
 LATER_FIELDS = {"algorithm": "ppo", "device": "auto", "workers": 1, "ray_address": "", "then": "", "target": 0,
-                "recipe": ""}
+                "recipe": "", "minutes": 0.0}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -262,5 +293,5 @@ def read_init(cfg: RunConfig) -> dict:
 
 __all__ = ["Algorithm", "FROM_COMMAND_LINE", "LATER_FIELDS", "NAMED_AGAIN", "PRESETS", "RESUMABLE", "RunConfig",
            "check_at_least", "check_choice", "check_counts", "check_fields", "check_resume_fields", "flag", "flags",
-           "learner_device", "names_something", "option", "read_init", "resumed_config", "run_rules", "shipped_presets",
-           "stages"]
+           "later_minutes", "learner_device", "names_something", "option", "preset", "read_init", "resumed_config",
+           "run_rules", "shipped_presets", "stages"]

@@ -77,6 +77,7 @@ from .config import (
     check_at_least,
     check_choice,
     check_counts,
+    later_minutes,
     learner_device,
     option,
     run_rules,
@@ -497,6 +498,7 @@ def run(cfg: DistillConfig, run_name: str, run_dir: Path, net: PolicyValueNet, o
     writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
     shown: dict[str, str] = {}  #: beside the labelling bar: the latest evaluation against the heuristic
     durations: list[float] = []  #: seconds of each step of this process, for the time left
+    later = later_minutes(cfg)  #: minutes the recipe's later stages take on 2 cores (None: unknown)
     with Runner(cfg.workers, cfg.ray_address or None) as runner:
         while iteration < steps(cfg) and not stop["now"]:
             started = time.perf_counter()
@@ -526,7 +528,7 @@ def run(cfg: DistillConfig, run_name: str, run_dir: Path, net: PolicyValueNet, o
             save_data(run_dir / WINDOW_FILE, window.data)
             save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, iteration, pool, labels))
             durations.append(time.perf_counter() - started)
-            print(f"{time_left(iteration, steps(cfg), durations)}: {len(data['hand'])} labels "
+            print(f"{time_left(iteration, steps(cfg), durations, minutes=cfg.minutes, later=later)}: {len(data['hand'])} labels "
                   f"({len(data['hand']) / max(seconds, 1e-9):.0f}/s), window "
                   f"{len(window)}; " + ", ".join(f"{k} {x:.3f}" for k, x in stats.items()), file=sys.stderr, flush=True)
     writer.close()

@@ -20,16 +20,18 @@ from ..checkpoint import CheckpointError, read_checkpoint
 from ..parallel import ClusterError
 from .algorithms import ALGORITHMS, DEFAULT
 from .config import (
-    PRESETS,
     Algorithm,
     RunConfig,
     check_fields,
     check_resume_fields,
     flags,
+    later_minutes,
+    preset,
     read_init,
     shipped_presets,
     stages,
 )
+from .report import duration
 
 #: the recipe of ``python train.py`` with no --config: configs/default.yaml
 DEFAULT_RECIPE = "default"
@@ -84,9 +86,20 @@ def stage_of(cfg: RunConfig) -> str:
     """`` (stage k of N of recipe NAME)`` for a stage of a shipped recipe of several; empty otherwise."""
     if cfg.recipe not in shipped_presets():
         return ""
-    total = 1 + len(stages(str(_preset(cfg.recipe).get("then", ""))))
+    total = 1 + len(stages(str(preset(cfg.recipe).get("then", ""))))
     left = len(stages(cfg.then))
-    return f" (stage {total - left} of {total} of recipe {cfg.recipe})" if total > max(left, 1) else ""
+    if total <= max(left, 1):
+        return ""
+    return f" (stage {total - left} of {total} of recipe {cfg.recipe}{_later_stages(cfg)})"
+
+
+def _later_stages(cfg: RunConfig) -> str:
+    """How long the stages after this one take on 2 cores, as their presets say."""
+    if not cfg.then:
+        return ""
+    later = later_minutes(cfg)
+    return f"; the stages after it about {duration(60 * later)} on 2 cores" if later else \
+        "; the time of the stages after it unknown"
 
 
 def what_next(checkpoint: Path, cfg: RunConfig) -> str:
@@ -122,9 +135,9 @@ def parse_config(argv=None) -> tuple[RunConfig, str | None, dict | None]:
         first.add_argument(flag)
     known, _ = first.parse_known_args(argv)
     config = known.config or (None if known.resume or known.algorithm else DEFAULT_RECIPE)  # python train.py: the default
-    preset = _preset(config) if config else {}
+    fields_of_preset = preset(config) if config else {}
     ck = read_checkpoint(known.resume) if known.resume else None
-    name = known.algorithm or (ck or {}).get("config", {}).get("algorithm") or preset.get("algorithm") or DEFAULT
+    name = known.algorithm or (ck or {}).get("config", {}).get("algorithm") or fields_of_preset.get("algorithm") or DEFAULT
     if name not in ALGORITHMS and ck is not None and not known.algorithm:
         raise CheckpointError(f"{known.resume}: its algorithm {brief(name, 40)} is not one of {', '.join(ALGORITHMS)}, "
                               f"so the run cannot go on; start a new run from its network with --init {known.resume}")
@@ -134,10 +147,10 @@ def parse_config(argv=None) -> tuple[RunConfig, str | None, dict | None]:
     p = _parser(algorithm)
     a = p.parse_args(argv)
     fields = {f.name for f in dataclasses.fields(algorithm.config)}
-    unknown = set(preset) - fields
+    unknown = set(fields_of_preset) - fields
     if unknown:
         p.error(f"unknown key(s) {sorted(unknown)} in {config} for --algorithm {name}")
-    values = {**preset, **{k: v for k in fields if (v := getattr(a, k)) is not None}, "algorithm": name}
+    values = {**fields_of_preset, **{k: v for k in fields if (v := getattr(a, k)) is not None}, "algorithm": name}
     if config and ck is None and not values.get("recipe"):  # a recipe's first stage names the recipe
         values["recipe"] = Path(config).stem
     if ck is not None:
@@ -172,27 +185,7 @@ def _init_shape(values: dict) -> dict:
 def _check_then(cfg: RunConfig) -> None:
     """Next stages that name no preset are refused before the run starts, not after it."""
     for stage in stages(cfg.then):
-        _preset(stage)
-
-
-def _preset(name: str, seen: tuple[str, ...] = ()) -> dict:
-    """The config fields of a preset: a YAML file, or a shipped preset by name (``--config tiny``); a
-    preset may start from another (``extends: NAME``) and change some of its fields."""
-    path = Path(name)
-    if not path.is_file():
-        if name not in shipped_presets():
-            raise ValueError(f"--config {name}: no such file, and no preset of that name (the presets: "
-                             f"{', '.join(shipped_presets())})")
-        path = Path(str(PRESETS.joinpath(f"{name}.yaml")))
-    data = yaml.safe_load(path.read_text()) or {}
-    if not isinstance(data, dict):
-        raise ValueError(f"{name} must hold config fields (key: value), got {type(data).__name__}")
-    base = data.pop("extends", None)
-    if base is None:
-        return data
-    if not isinstance(base, str) or base in seen + (name,):
-        raise ValueError(f"{name}: extends must name another preset, not itself or one extending it, got {brief(base, 60)}")
-    return {**_preset(base, seen + (name,)), **data}
+        preset(stage)
 
 
 def _parser(algorithm: Algorithm) -> argparse.ArgumentParser:

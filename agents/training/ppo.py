@@ -26,8 +26,8 @@ from ..checkpoint import CheckpointError, save_checkpoint, to_arrays
 from ..network import PolicyValueNet
 from ..registry import make_agent
 from .actors import ShardedPlay
-from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, learner_device, option, run_rules
-from .report import evaluate_policy, interval, log_update
+from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, later_minutes, learner_device, option, run_rules
+from .report import duration, evaluate_policy, interval, log_update, recipe_seconds
 from .rollout import Progress, SelfPlay
 from .state import put_back, restore_run, run_state
 from .stopping import stop_signals
@@ -187,6 +187,7 @@ class PhaseBars:
         warm = min(cfg.imitation_decisions, cfg.total_decisions)
         self.spans = {"imitation": (0, warm), "ppo": (warm, cfg.total_decisions)}  #: each phase's first and end step
         self.run_name, self.step, self.phase, self.bar = run_name, step, "", None
+        self.total, self.minutes, self.later = cfg.total_decisions, cfg.minutes, later_minutes(cfg)
 
     def update(self, phase: str, step: int, postfix: dict) -> None:
         """The run is at ``step`` decisions, in ``phase``; ``postfix`` is shown beside the bar."""
@@ -198,7 +199,15 @@ class PhaseBars:
             self.phase = phase
         self.bar.update(step - self.step)
         self.step = step
-        self.bar.set_postfix({"phase": phase, **postfix}, refresh=False)
+        self.bar.set_postfix({"phase": phase, **postfix, **self.recipe_left()}, refresh=False)
+
+    def recipe_left(self) -> dict:
+        """``{"recipe left": "about X"}`` beside the bar of a stage with later stages, at the bar's rate."""
+        rate = self.bar.format_dict.get("rate") if self.bar is not None else None
+        if not self.later or not rate:
+            return {}
+        rest = recipe_seconds((self.total - self.step) / rate, self.total / rate, self.minutes, self.later)
+        return {"recipe left": f"about {duration(rest)}"}
 
     def close(self) -> None:
         if self.bar is not None:

@@ -19,18 +19,40 @@ from .rollout import SelfPlay
 BIDS_EVERY = 5  #: updates between two bids/ and charts/game_points_* points
 
 
-def time_left(done: int, total: int, durations: list[float], now: float | None = None) -> str:
+def time_left(done: int, total: int, durations: list[float], now: float | None = None, minutes: float = 0.0,
+              later: float | None = 0.0) -> str:
     """``iteration k of N`` and, from the latest iterations' durations (seconds), how long the rest of
-    the run should take and when it should end (local time)."""
+    the run should take and when it should end (local time); for a stage of a recipe with stages after
+    it (``later`` minutes on 2 cores, ``None`` when unknown), the same for the whole recipe
+    (:func:`recipe_seconds`; ``minutes``: this stage's own time on 2 cores)."""
     if done >= total or not durations:
         return f"iteration {done} of {total}"
     recent = durations[-3:]
-    left = (total - done) * sum(recent) / len(recent)
-    end = time.strftime("%H:%M", time.localtime((time.time() if now is None else now) + left))
-    return f"iteration {done} of {total}; about {_duration(left)} left (done about {end})"
+    per_step = sum(recent) / len(recent)
+    left = (total - done) * per_step
+    clock = time.time() if now is None else now
+    text = f"iteration {done} of {total}; about {duration(left)} left (done about {_clock(clock + left)})"
+    rest = recipe_seconds(left, per_step * total, minutes, later)
+    if rest is None:
+        return text + "; the later stages' time unknown"
+    return text + (f"; the recipe about {duration(rest)} left (done about {_clock(clock + rest)})" if later else "")
 
 
-def _duration(seconds: float) -> str:
+def recipe_seconds(left: float, stage: float, minutes: float, later: float | None) -> float | None:
+    """Seconds until the recipe ends: ``left`` seconds of this stage, then its later stages' ``later``
+    minutes on 2 cores at this run's pace (``stage`` seconds here for a stage of ``minutes`` there;
+    the same pace when ``minutes`` is unknown); ``None`` when ``later`` is."""
+    if later is None:
+        return None
+    pace = stage / (60 * minutes) if minutes > 0 else 1.0
+    return left + 60 * later * pace
+
+
+def _clock(at: float) -> str:
+    return time.strftime("%H:%M", time.localtime(at))
+
+
+def duration(seconds: float) -> str:
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:

@@ -118,6 +118,7 @@ class DistillConfig(RunConfig):
     eval_every: int = option(6, "evaluate after the first iteration and every N iterations (0: never)")
     workers: int = option(2, RunConfig.__dataclass_fields__["workers"].metadata["help"])
     then: str = option("finetune", RunConfig.__dataclass_fields__["then"].metadata["help"])
+    minutes: float = option(42.0, RunConfig.__dataclass_fields__["minutes"].metadata["help"])
     iterations: int = option(30, "play-label-fit iterations")
     hands: int = option(12_000, "hands played and labelled per iteration")
     per_task: int = option(1_000, "hands per task (stepped at once, the network's inference batched)")

@@ -56,6 +56,7 @@ class PPOConfig(RunConfig):
     pool_frac: float = option(0.25, "share of games where one team is a frozen past version of the network")
     pool_size: int = option(8, "frozen past versions kept in the opponent pool")
     pool_every: int = option(10, "add the current network to the pool every N updates")
+    minutes: float = option(25.0, RunConfig.__dataclass_fields__["minutes"].metadata["help"])
 
 
 #: fields a resumed PPO run may change

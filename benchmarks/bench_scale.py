@@ -11,7 +11,7 @@ over runs are printed as a table, and the runs are checked to give identical res
 worker count. Training (``--train``): each run is a fresh ``train.py`` of the PPO preset in
 its PPO phase (``--imitation-decisions 0 --eval-every 0``), and the figure is the median of its
 TensorBoard ``charts/decisions_per_s``. ``--train late``: each run is one iteration of the expert
-recipe's last stage (``configs/late.yaml``: PIMC(32) labels the late tricks) from the shipped base
+recipe's late stage (``configs/late.yaml``: PIMC(32) labels the late tricks) from the shipped base
 network, and the figure is its ``charts/labels_per_s``; the runs are checked to label the same
 number of decisions for every worker count.
 """

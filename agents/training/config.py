@@ -170,6 +170,7 @@ def shipped_presets() -> list[str]:
     """The names of the shipped presets (``--config NAME``)."""
     return sorted(f.name[: -len(".yaml")] for f in PRESETS.iterdir() if f.name.endswith(".yaml"))
 
+
 def preset(name: str, seen: tuple[str, ...] = ()) -> dict:
     """The config fields of a preset: a YAML file, or a shipped preset by name (``--config tiny``); a
     preset may start from another (``extends: NAME``) and change some of its fields."""

@@ -32,18 +32,18 @@ def time_left(done: int, total: int, durations: list[float], now: float | None =
     left = (total - done) * per_step
     clock = time.time() if now is None else now
     text = f"iteration {done} of {total}; about {duration(left)} left (done about {_clock(clock + left)})"
-    rest = recipe_seconds(left, per_step * total, minutes, later)
-    if rest is None:
+    if later is None:
         return text + "; the later stages' time unknown"
-    return text + (f"; the recipe about {duration(rest)} left (done about {_clock(clock + rest)})" if later else "")
+    if not later:
+        return text
+    rest = recipe_seconds(left, per_step * total, minutes, later)
+    return text + f"; the recipe about {duration(rest)} left (done about {_clock(clock + rest)})"
 
 
-def recipe_seconds(left: float, stage: float, minutes: float, later: float | None) -> float | None:
+def recipe_seconds(left: float, stage: float, minutes: float, later: float) -> float:
     """Seconds until the recipe ends: ``left`` seconds of this stage, then its later stages' ``later``
     minutes on 2 cores at this run's pace (``stage`` seconds here for a stage of ``minutes`` there;
-    the same pace when ``minutes`` is unknown); ``None`` when ``later`` is."""
-    if later is None:
-        return None
+    the same pace when ``minutes`` is unknown)."""
     pace = stage / (60 * minutes) if minutes > 0 else 1.0
     return left + 60 * later * pace
 

@@ -379,6 +379,15 @@ def test_the_ppo_bar_shows_the_recipes_time_left_at_its_own_rate():
     assert PhaseBars("run", PPOConfig(then=""), step=0).recipe_left() == {}
 
 
+def test_the_ppo_bar_says_the_recipes_time_is_unknown_when_a_later_stage_states_no_minutes(tmp_path):
+    from agents.training.ppo import PhaseBars, PPOConfig
+
+    stage = tmp_path / "mine.yaml"
+    stage.write_text("algorithm: ppo\ntotal_decisions: 4096\n")
+    bars = PhaseBars("run", PPOConfig(minutes=5.0, then=str(stage)), step=0)
+    assert bars.recipe_left() == {"recipe left": "unknown"}
+
+
 def test_a_first_strength_figure_comes_after_the_first_iteration(tmp_path, capsys):
     """With evaluations every 5 iterations, the first one still comes after iteration 1 (a newcomer
     sees a figure within minutes), then at 5, 10... and at the run's last step."""

@@ -203,7 +203,10 @@ class PhaseBars:
         self.bar.set_postfix({"phase": phase, **postfix, **self.recipe_left()}, refresh=False)
 
     def recipe_left(self) -> dict:
-        """``{"recipe left": "about X"}`` beside the bar of a stage with later stages, at the bar's rate."""
+        """``{"recipe left": "about X"}`` beside the bar of a stage with later stages, at the bar's rate
+        (``"unknown"`` when a later stage states no minutes)."""
+        if self.later is None:
+            return {"recipe left": "unknown"}
         rate = self.bar.format_dict.get("rate") if self.bar is not None else None
         if not self.later or not rate:
             return {}

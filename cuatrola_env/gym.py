@@ -5,6 +5,10 @@
 >>> obs, info = env.reset(seed=0)
 >>> mask = info["action_mask"]                                      # also env.unwrapped.action_masks()
 
+An illegal action ends the episode with the worst reward by default (``illegal_action="lose"``, so
+that Gymnasium's ``check_env`` and unmasked learners work); ``illegal_action="raise"`` is the strict
+mode.
+
 The learning seat's team mate and the two opponents play the given policies: a callable
 ``policy(observation, action_mask) -> action`` each (or ``"random"``, the default). Their
 decisions happen inside ``step`` until the learning seat must act again or the episode
@@ -57,10 +61,12 @@ class CuatrolaGymEnv(gymnasium.Env):
             ``"human"`` (prints it) or ``"rgb_array"`` (``render()`` returns a (480, 720, 3) uint8
             picture of the table as the learning seat sees it: :mod:`cuatrola_env.picture`; what
             Gymnasium's ``RecordVideo`` and Stable-Baselines3 ask for).
-        illegal_action: ``"raise"`` (default): an illegal action raises ``ValueError`` and
-            changes nothing; ``"lose"``: it ends the episode with the worst reward (−5 in hand
-            mode, −1 in match mode), as PettingZoo's ``TerminateIllegalWrapper`` does. Tools
-            that step random actions (Gymnasium's ``check_env``) need ``"lose"``.
+        illegal_action: ``"lose"`` (default): an illegal action ends the episode with the worst
+            reward (−5 in hand mode, −1 in match mode) and ``info["illegal_action"]`` naming it,
+            as PettingZoo's ``TerminateIllegalWrapper`` does, so that tools which step random
+            actions (Gymnasium's and Stable-Baselines3's ``check_env``) and unmasked learners
+            (plain PPO or DQN) work; ``"raise"``: an illegal action raises ``ValueError`` naming
+            the legal ones and changes nothing (the strict mode, for code that must never send one).
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
@@ -73,7 +79,7 @@ class CuatrolaGymEnv(gymnasium.Env):
         partner: Policy | str = "random",
         opponents: Policy | str | tuple = "random",
         render_mode: str | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str = "lose",
     ):
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")

@@ -19,9 +19,18 @@ DEAL_A = [[cid(c) for c in h.split()] for h in ["Ro Sc Se Sb Cb", "So Ao Cc Ce R
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("mode", ["hand", "match"])
 def test_check_env(mode):
-    """Gymnasium's checker steps random (possibly illegal) actions: it needs illegal_action='lose'."""
-    check_env(gymnasium.make("Cuatrola-v0", mode=mode, illegal_action="lose").unwrapped)
-    check_env(CuatrolaGymEnv(mode=mode, seat="random", illegal_action="lose"))
+    """Gymnasium's checker steps random (possibly illegal) actions: it passes on the defaults."""
+    check_env(gymnasium.make("Cuatrola-v0", mode=mode).unwrapped)
+    check_env(CuatrolaGymEnv(mode=mode, seat="random"))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_gymnasium_and_stable_baselines3_checkers_pass_with_no_arguments():
+    """``check_env`` of Gymnasium and of Stable-Baselines3 on ``gymnasium.make("Cuatrola-v0")`` as it
+    is: both step random actions, illegal ones included."""
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    check_env(gymnasium.make("Cuatrola-v0"))
+    sb3_checker.check_env(gymnasium.make("Cuatrola-v0"), warn=False)
 
 
 def test_episodes_rewards_and_masks():
@@ -85,7 +94,7 @@ def test_errors():
         CuatrolaGymEnv(partner="heuristic")
     with pytest.raises(ValueError, match="illegal_action"):
         CuatrolaGymEnv(illegal_action="ignore")
-    env = CuatrolaGymEnv(seat=0)
+    env = CuatrolaGymEnv(seat=0, illegal_action="raise")
     env.reset(options={"hands": DEAL_A, "dealer": 3, "muestra": cid("Ab")})
     before = env.game.observe(0).copy()
     with pytest.raises(ValueError, match=r"illegal action 4 \(as de oros\)"):
@@ -99,7 +108,7 @@ def test_errors():
         _, _, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
     with pytest.raises(ValueError, match="episode is over"):
         env.step(20)
-    lose = CuatrolaGymEnv(seat=0, illegal_action="lose")
+    lose = CuatrolaGymEnv(seat=0)  # the default: an illegal action loses the episode
     lose.reset(options={"hands": DEAL_A, "dealer": 3, "muestra": cid("Ab")})
     _, r, done, _, info = lose.step(cid("Ao"))
     assert done and r == -5 and info["illegal_action"] == cid("Ao")

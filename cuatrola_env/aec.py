@@ -21,13 +21,17 @@ rules and the two presets, ``online`` (default) and ``traditional``.
 
 Arguments
 ---------
-``env(rules="online", mode="hand", render_mode=None)``
+``env(rules="online", mode="hand", render_mode=None, result_in_info=False)``
 
 - ``rules``: ``"online"``, ``"traditional"``, a ``Rules`` or a dict of its fields;
 - ``mode``: ``"hand"`` (an episode is one hand) or ``"match"`` (a match to the target);
 - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns a text table), ``"human"``
   (``render()`` prints it) or ``"rgb_array"`` (``render()`` returns a (480, 720, 3) uint8 picture
-  of the table, :mod:`cuatrola_env.picture`). Both are a spectator's: every hand is shown.
+  of the table, :mod:`cuatrola_env.picture`). Both are a spectator's: every hand is shown;
+- ``result_in_info``: also put the finished hand's result (record format: contract, declarer,
+  points, tricks, cantes, score) in every agent's ``info["result"]`` at the end. Off by default:
+  its lists vary in length from hand to hand, which frameworks that stack infos into arrays
+  (Tianshou's ``Collector``) cannot store; ``env.unwrapped.last_result`` always has it.
 
 Action space
 ------------
@@ -67,6 +71,7 @@ deal, and ``{"score": [team 0, team 1]}`` to start from a match score.
 
 Records
 -------
+``env.unwrapped.last_result`` is the last finished hand's result (``None`` before one ends);
 ``env.unwrapped.record()`` returns the episode as a JSON-able record and
 ``env.unwrapped.save_record(path)`` writes it; ``python -m cuatrola_env.replay FILE`` prints it.
 
@@ -106,8 +111,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "cuatrola_v0", "is_parallelizable": False,
                 "render_fps": 2}
 
-    def __init__(self, rules: RulesLike = "online", mode: Mode = "hand", render_mode: str | None = None):
+    def __init__(self, rules: RulesLike = "online", mode: Mode = "hand", render_mode: str | None = None,
+                 result_in_info: bool = False):
         super().__init__()
+        if not isinstance(result_in_info, bool):
+            raise ValueError(f"result_in_info must be True or False, got {result_in_info!r}")
+        self.result_in_info = result_in_info
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'human', 'ansi' or 'rgb_array', got {render_mode!r}")
         self.game = Game(rules=rules, mode=mode)
@@ -158,6 +167,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming
             mask = self.game.legal_mask_int8()
         return {"observation": self.game.observe(seat), "action_mask": mask}
 
+    @property
+    def last_result(self) -> dict | None:
+        """The last finished hand's result (record format), or ``None`` before one ends."""
+        return self.game.last_result
+
     def perfect_information_observation(self, agent: str) -> np.ndarray:
         """The observation plus every seat's hidden hand: for critics and oracles, never for play."""
         return self.game.perfect_information(self._seat(agent))
@@ -177,8 +191,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming
             for a in AGENTS:
                 self.rewards[a] = float(rewards[self._seat(a)])
                 self.terminations[a] = True
-            result = self.game.last_result
-            self.infos = {a: {"result": result} for a in AGENTS}
+            if self.result_in_info:
+                self.infos = {a: {"result": self.last_result} for a in AGENTS}
             self.agent_selection = AGENTS[(seat + 1) % 4]
         else:
             for a in AGENTS:

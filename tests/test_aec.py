@@ -36,6 +36,22 @@ def play_random(e, rng):
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
+def test_the_hands_result_is_in_the_final_infos_only_when_asked_and_always_on_the_env():
+    """By default the infos stay empty (Tianshou stacks them into arrays); ``result_in_info=True``
+    puts the record-format result in every agent's final info; ``last_result`` always has it."""
+    for asked in (False, True):
+        e = env(result_in_info=asked)
+        e.reset(seed=4)
+        assert e.unwrapped.last_result is None
+        play_random(e, np.random.default_rng(4))
+        result = e.unwrapped.last_result
+        assert result["game_points"] in (1, 2, 4, 5)
+        infos = e.unwrapped.infos
+        assert all(infos[a] == ({"result": result} if asked else {}) for a in infos)
+    with pytest.raises(ValueError, match="result_in_info must be True or False"):
+        env(result_in_info="yes")
+
+
 def test_loop_rewards_and_every_decision_asked():
     e = env()
     rng = np.random.default_rng(0)

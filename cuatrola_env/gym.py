@@ -10,7 +10,9 @@ that Gymnasium's ``check_env`` and unmasked learners work); ``illegal_action="ra
 mode.
 
 The learning seat's team mate and the two opponents play the given policies: a callable
-``policy(observation, action_mask) -> action`` each (or ``"random"``, the default). Their
+``policy(observation, action_mask) -> action`` each, ``"random"`` (the default), or an agent
+(anything with ``act(view)``: ``agents.registry.make_agent("bot:level=expert")`` turns any agent
+spec of ``evaluate.py`` into one), shown only what its seat may see. Their
 decisions happen inside ``step`` until the learning seat must act again or the episode
 ends. Rewards are the learning seat's (hand mode: ± game points at the end of the hand;
 match mode: ± 1 at the end of the match).
@@ -55,7 +57,7 @@ class CuatrolaGymEnv(gymnasium.Env):
         rules: preset name, ``Rules`` or dict.
         mode: ``"hand"`` or ``"match"``.
         seat: the learning seat (0..3), or ``"random"`` to draw it each episode.
-        partner: the team mate's policy (default ``"random"``).
+        partner: the team mate's policy or agent (default ``"random"``).
         opponents: the opponents' policy, or a pair of policies (default ``"random"``).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns a text table, every hand shown),
             ``"human"`` (prints it) or ``"rgb_array"`` (``render()`` returns a (480, 720, 3) uint8
@@ -89,6 +91,7 @@ class CuatrolaGymEnv(gymnasium.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', got {render_mode!r}")
         self.game = Game(rules=rules, mode=mode)
+        self._agents: list = []  # the agents among partner and opponents, reset with each episode
         self.seat_option = seat
         self.seat = 0 if seat == "random" else int(seat)
         self.partner = self._policy(partner, "partner")
@@ -103,11 +106,20 @@ class CuatrolaGymEnv(gymnasium.Env):
         self._interrupted = False  # a policy of another seat failed mid-episode: only reset() goes on
 
     def _policy(self, p, what: str) -> Policy:
-        if p == "random":
+        if isinstance(p, str) and p == "random":
             return self._random_policy
+        if callable(getattr(p, "act", None)):
+            return self._agent_policy(p)
         if not callable(p):
-            raise ValueError(f"{what} must be 'random' or a callable policy(observation, action_mask) -> action")
+            raise ValueError(f"{what} must be 'random', a callable policy(observation, action_mask) -> action, or an "
+                             f"agent with act(view) (agents.registry.make_agent('heuristic')), got {brief(p, 40)}")
         return p
+
+    def _agent_policy(self, agent) -> Policy:
+        """An agent (``act(view)``, as every agent of :mod:`agents` has) as a policy: it is shown the
+        acting seat's :class:`~cuatrola_env.view.SeatView`, what that seat may see and no more."""
+        self._agents.append(agent)
+        return lambda observation, action_mask: agent.act(self.game.seat_view(self.game.current_player))
 
     def _random_policy(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.np_random.choice(np.flatnonzero(action_mask)))
@@ -129,6 +141,9 @@ class CuatrolaGymEnv(gymnasium.Env):
         self.game.reset(seed=deal_seed, **opts)
         if self.seat_option == "random":
             self.seat = int(self.np_random.integers(4))
+        for agent in self._agents:
+            if callable(getattr(agent, "reset", None)):
+                agent.reset(seed=int(self.np_random.integers(2**31)))
         reward = self._play_others()
         if self.game.over:  # cannot happen: the learner always has a bid to make
             raise RuntimeError("the episode ended before the learning seat acted")

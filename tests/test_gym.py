@@ -90,7 +90,7 @@ def test_same_seed_same_episode():
 def test_errors():
     with pytest.raises(ValueError, match="seat must be 0..3 or 'random'"):
         CuatrolaGymEnv(seat=4)
-    with pytest.raises(ValueError, match="partner must be 'random' or a callable"):
+    with pytest.raises(ValueError, match="partner must be 'random', a callable .* or an agent with act"):
         CuatrolaGymEnv(partner="heuristic")
     with pytest.raises(ValueError, match="illegal_action"):
         CuatrolaGymEnv(illegal_action="ignore")
@@ -176,3 +176,31 @@ def test_an_illegal_action_from_another_seats_policy_names_the_seat_and_reset_re
             obs, reward, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
         return
     raise AssertionError("no dealer put the policy's seat first")
+
+
+def test_agents_play_the_other_seats_from_their_own_views_and_are_reset_each_episode():
+    """Any agent of the project (``act(view)``) may be the partner or an opponent: it is asked for the
+    acting seat only, with that seat's own view, and reset with a seed before each episode."""
+    from agents.registry import make_agent
+
+    class Spy:
+        def __init__(self):
+            self.heuristic, self.seats, self.resets = make_agent("heuristic"), [], 0
+
+        def reset(self, seed=None):
+            self.resets += 1
+            self.heuristic.reset(seed)
+
+        def act(self, view):
+            self.seats.append(view.seat)
+            return self.heuristic.act(view)
+
+    spy = Spy()
+    env = gymnasium.make("Cuatrola-v0", seat=0, partner=spy, opponents=make_agent("heuristic"))
+    rng = np.random.default_rng(1)
+    for ep in range(20):
+        _, info = env.reset(seed=ep)
+        done = False
+        while not done:
+            _, _, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    assert spy.resets == 20 and spy.seats and set(spy.seats) == {2}

@@ -58,6 +58,15 @@ def pick_actions(mask: np.ndarray, rng: np.random.Generator, pass_bias: float = 
     return np.where(take_pass, 20, actions)
 
 
+def play_random_episodes(env, seeds, rng: np.random.Generator) -> None:
+    """A Gymnasium environment's episodes, one per seed, the learning seat playing random legal actions."""
+    for seed in seeds:
+        _, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            _, _, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+
+
 def seat_cards(mask_row) -> list[list[int]]:
     """The four hand masks of one game as sorted card-id lists."""
     return [[c for c in range(20) if int(m) >> c & 1] for m in mask_row]

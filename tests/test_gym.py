@@ -6,7 +6,7 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from helpers import draw_deals, scramble_hidden
+from helpers import draw_deals, play_random_episodes, scramble_hidden
 from scenario import cid
 
 import cuatrola_env  # noqa: F401  (registers Cuatrola-v0)
@@ -197,10 +197,5 @@ def test_agents_play_the_other_seats_from_their_own_views_and_are_reset_each_epi
 
     spy = Spy()
     env = gymnasium.make("Cuatrola-v0", seat=0, partner=spy, opponents=make_agent("heuristic"))
-    rng = np.random.default_rng(1)
-    for ep in range(20):
-        _, info = env.reset(seed=ep)
-        done = False
-        while not done:
-            _, _, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    play_random_episodes(env, range(20), np.random.default_rng(1))
     assert spy.resets == 20 and spy.seats and set(spy.seats) == {2}

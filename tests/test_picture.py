@@ -7,7 +7,7 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 import pytest
-from helpers import scramble_hidden
+from helpers import play_random_episodes, scramble_hidden
 
 import cuatrola_env  # noqa: F401  (registers Cuatrola-v0)
 from cuatrola_env import env as aec_env
@@ -77,12 +77,7 @@ def test_record_video_writes_a_video_of_each_hand(tmp_path):
     folder = tmp_path / "videos"  # RecordVideo warns of a folder that exists
     env = RecordVideo(gymnasium.make("Cuatrola-v0", render_mode="rgb_array"), str(folder),
                       episode_trigger=lambda episode: True, name_prefix="hand")
-    rng = np.random.default_rng(0)
-    for hand in range(2):
-        obs, info = env.reset(seed=hand)
-        done = False
-        while not done:
-            obs, r, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    play_random_episodes(env, range(2), np.random.default_rng(0))
     env.close()
     videos = sorted(p.name for p in folder.glob("*.mp4"))
     assert videos == ["hand-episode-0.mp4", "hand-episode-1.mp4"]

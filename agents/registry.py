@@ -42,6 +42,20 @@ def _model(path: str, seed=None):
 _model.OPTIONS = {}
 
 
+def _sb3(path: str, seed=None):
+    try:
+        from .sb3_agent import SB3Agent  # torch and Stable-Baselines3 only when an SB3 policy is asked for
+    except ModuleNotFoundError as e:
+        raise needs_extra(e.name, "sb3", "sb3: specs") from None
+    return SB3Agent(path, seed=seed)
+
+
+_sb3.OPTIONS = {}
+
+#: the agents named by a file, ``NAME:PATH`` (the path kept whole, commas and colons too)
+PATH_AGENTS = ("model", "sb3")
+
+
 def _search(**kw):
     return SearchAgent(**kw)  # loads the ONNX model
 
@@ -54,6 +68,7 @@ AGENTS = {
     "heuristic": HeuristicAgent,
     "pimc": _pimc,
     "model": _model,
+    "sb3": _sb3,
     "bot": PolicyPlayer,
     "search": _search,
 }
@@ -68,9 +83,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec must be a non-empty string, got {spec!r}")
     name, _, rest = spec.strip().partition(":")
-    if name == "model":
+    if name in PATH_AGENTS:
         if not rest:
-            raise ValueError("model agents need a path: model:PATH")
+            raise ValueError(f"{name} agents need a path: {name}:PATH")
         return name, {"path": rest}
     parts = rest.split(",")
     if name not in AGENTS and parts[0].strip() and "=" not in parts[0]:  # a plug-in: package.module:Class[,...]
@@ -95,7 +110,7 @@ def spec_names_outside(spec) -> bool:
             name, opts = parse_spec(part)
         except ValueError:
             return True
-        if name == "model" or ":" in name or "path" in opts or ("opponent" in opts and spec_names_outside(opts["opponent"])):
+        if name in PATH_AGENTS or ":" in name or "path" in opts or ("opponent" in opts and spec_names_outside(opts["opponent"])):
             return True
     return False
 
@@ -111,8 +126,8 @@ def is_plugin(spec) -> bool:
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """An agent from its spec; a ``ValueError`` says what is wrong with a bad one."""
     name, opts = parse_spec(spec)
-    if name == "model":
-        agent = AGENTS["model"](opts["path"], seed=seed)
+    if name in PATH_AGENTS:
+        agent = AGENTS[name](opts["path"], seed=seed)
         agent.spec = spec
         return agent
     factory = load_plugin(name) if ":" in name else AGENTS.get(name)

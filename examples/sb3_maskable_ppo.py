@@ -3,6 +3,7 @@
     pip install -e ".[sb3]"                       # sb3-contrib; torch first, as the README says
     python examples/sb3_maskable_ppo.py           # about a minute on 2 CPU cores
     python examples/sb3_maskable_ppo.py --timesteps 200000 --save maskable_ppo.zip
+    python evaluate.py sb3:maskable_ppo.zip heuristic --deals 500   # the saved policy, benchmarked
 
 ``make_vec_env`` builds the vector of environments by the registered id (importing ``cuatrola_env``
 registers ``Cuatrola-v0``); MaskablePPO reads each environment's legal actions through its

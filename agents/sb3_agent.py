@@ -23,6 +23,8 @@ import torch
 from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 from stable_baselines3 import A2C, DQN, PPO
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import BaseCallback
 
 from cuatrola_env.observation import OBS_DIM
 from cuatrola_env.rules import NUM_ACTIONS
@@ -96,6 +98,17 @@ def load_policy(path: str):
                        f"{str(e).splitlines()[0]}") from None
 
 
+def best_legal(policy, view: SeatView, q_values: bool = False) -> int:
+    """The most likely legal action of a Stable-Baselines3 ``policy`` for ``view`` (with ``q_values``,
+    a DQN policy's highest-valued one)."""
+    obs = torch.as_tensor(view.observation[None])
+    with torch.no_grad():
+        out = policy.q_net(obs)[0] if q_values else policy.get_distribution(obs).distribution.logits[0]
+    scores = out.numpy().astype(np.float64)
+    scores[~view.legal_mask] = -np.inf
+    return int(np.argmax(scores))
+
+
 class SB3Agent(Agent):
     """Plays a Stable-Baselines3 policy (``sb3:PATH``): its most likely legal action."""
 
@@ -104,25 +117,74 @@ class SB3Agent(Agent):
     def __init__(self, path: str, seed: int | None = None):
         super().__init__(seed)
         self.model = load_policy(path)
-        self.masked = isinstance(self.model, MaskablePPO)
 
     def act(self, view: SeatView) -> int:
-        obs, mask = view.observation[None], view.legal_mask[None]
-        if self.masked:
-            action, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
-            return int(action[0])
-        scores = self._scores(obs)
-        scores[~view.legal_mask] = -np.inf
-        return int(np.argmax(scores))
-
-    def _scores(self, obs: np.ndarray) -> np.ndarray:
-        """(24,) the policy's preference for each action: logits, or a DQN's action values."""
-        policy = self.model.policy
-        tensor = torch.as_tensor(obs)
-        with torch.no_grad():
-            if isinstance(self.model, DQN):
-                return policy.q_net(tensor)[0].numpy().astype(np.float64)
-            return policy.get_distribution(tensor).distribution.logits[0].numpy().astype(np.float64)
+        return best_legal(self.model.policy, view, isinstance(self.model, DQN))
 
 
-__all__ = ["SB3Agent", "SB3Error", "load_policy"]
+class PastSelves(Agent):
+    """Self-play for Stable-Baselines3: a partner or opponent of ``Cuatrola-v0`` that plays one of a
+    learning model's past snapshots, drawn afresh each episode (the latest with probability
+    ``latest``, else any of the last ``size``). :class:`SnapshotCallback` follows the model and adds
+    its snapshots as it learns; until the first one, it plays random legal actions. The environments
+    must run in the learning process (``make_vec_env``'s default ``DummyVecEnv``)::
+
+        selves = PastSelves()
+        env = make_vec_env("Cuatrola-v0", n_envs=8, env_kwargs={"opponents": selves})
+        model = MaskablePPO("MlpPolicy", env)
+        model.learn(200_000, callback=SnapshotCallback(selves, every=20_000))
+    """
+
+    def __init__(self, size: int = 8, latest: float = 0.5, seed: int | None = None):
+        super().__init__(seed)
+        if size < 1 or not 0.0 <= latest <= 1.0:
+            raise ValueError(f"PastSelves needs size >= 1 and latest in [0, 1], got size={size}, latest={latest}")
+        self.size, self.latest = size, latest
+        self.model: BaseAlgorithm | None = None
+        self.player = None  # a copy of the model's policy, with the snapshot of this episode
+        self.snapshots: list[dict] = []
+
+    def add(self, model: BaseAlgorithm) -> None:
+        """``model``'s policy as it is now, as the newest snapshot."""
+        if self.player is None:
+            self.model = model
+            self.player = model.policy.__class__(**model.policy._get_constructor_parameters())
+            self.player.set_training_mode(False)
+        state = {k: v.detach().clone() for k, v in model.policy.state_dict().items()}
+        self.snapshots = [*self.snapshots, state][-self.size:]
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self.snapshots:
+            newest = self.rng.random() < self.latest
+            pick = len(self.snapshots) - 1 if newest else int(self.rng.integers(len(self.snapshots)))
+            self.player.load_state_dict(self.snapshots[pick])
+
+    def act(self, view: SeatView) -> int:
+        if not self.snapshots:
+            return int(self.rng.choice(view.legal_actions))
+        return best_legal(self.player, view, isinstance(self.model, DQN))
+
+
+class SnapshotCallback(BaseCallback):
+    """Adds the learning model's policy to ``selves`` when learning starts and every ``every`` steps
+    (of all environments) after."""
+
+    def __init__(self, selves: PastSelves, every: int = 10_000):
+        super().__init__()
+        if every < 1:
+            raise ValueError(f"every must be at least 1, got {every}")
+        self.selves, self.every, self.last = selves, every, 0
+
+    def _on_training_start(self) -> None:
+        self.selves.add(self.model)
+        self.last = self.num_timesteps
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps - self.last >= self.every:
+            self.selves.add(self.model)
+            self.last = self.num_timesteps
+        return True
+
+
+__all__ = ["PastSelves", "SB3Agent", "SB3Error", "SnapshotCallback", "best_legal", "load_policy"]

@@ -118,7 +118,8 @@ class CuatrolaGymEnv(gymnasium.Env):
     def _agent_policy(self, agent) -> Policy:
         """An agent (``act(view)``, as every agent of :mod:`agents` has) as a policy: it is shown the
         acting seat's :class:`~cuatrola_env.view.SeatView`, what that seat may see and no more."""
-        self._agents.append(agent)
+        if all(agent is not known for known in self._agents):
+            self._agents.append(agent)
         return lambda observation, action_mask: agent.act(self.game.seat_view(self.game.current_player))
 
     def _random_policy(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

@@ -100,12 +100,13 @@ def test_a_vector_environments_terminal_mask_lets_the_first_legal_action_idiom_g
     envs.close()
 
 
-def test_stable_baselines3_make_vec_env_and_maskable_ppo_run_on_the_registered_id(capsys):
+@pytest.mark.parametrize("others", ["random", "heuristic", "self"])
+def test_stable_baselines3_make_vec_env_and_maskable_ppo_run_on_the_registered_id(capsys, others):
     """SB3's ``make_vec_env`` asks for ``render_mode="rgb_array"``; the documented example learns for a
-    few steps and plays its hands."""
+    few steps, against random players, an agent spec or its past selves, and plays its hands."""
     pytest.importorskip("sb3_contrib")
     from examples import sb3_maskable_ppo
 
-    assert sb3_maskable_ppo.main(["--timesteps", "512", "--hands", "40"]) == 0
+    assert sb3_maskable_ppo.main(["--timesteps", "512", "--hands", "40", "--opponents", others]) == 0
     out = capsys.readouterr().out
     assert "MaskablePPO after 512 decisions" in out and "random play" in out

@@ -85,3 +85,27 @@ def test_bad_files_are_refused_in_one_line(tmp_path):
         make_agent(f"sb3:{text}")
     with pytest.raises(ValueError, match="sb3 agents need a path"):
         make_agent("sb3:")
+
+
+def test_self_play_draws_past_snapshots_of_the_learning_model_as_opponents():
+    """``PastSelves`` opponents play the learning model's snapshots, which ``SnapshotCallback`` adds at
+    the start and every ``every`` steps (the oldest dropped past ``size``); each episode draws one."""
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from agents.sb3_agent import PastSelves, SnapshotCallback
+
+    selves = PastSelves(size=3, latest=0.0, seed=0)
+    env = make_vec_env("Cuatrola-v0", n_envs=2, seed=0, env_kwargs={"opponents": selves})
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0, verbose=0)
+    model.learn(256, callback=SnapshotCallback(selves, every=64))
+    assert len(selves.snapshots) == 3  # 1 at the start + 4 more by step 256, the oldest dropped past 3
+    first, last = selves.snapshots[0], selves.snapshots[-1]
+    assert any(not (first[k] == last[k]).all() for k in first), "the snapshots follow the learning"
+    drawn = set()
+    for seed in range(12):
+        selves.reset(seed)
+        drawn.add(next(i for i, s in enumerate(selves.snapshots)
+                       if all((s[k] == v).all() for k, v in selves.player.state_dict().items())))
+    assert len(drawn) > 1  # latest=0.0: any of the kept snapshots
+    with pytest.raises(ValueError, match="size >= 1"):
+        PastSelves(size=0)

@@ -81,7 +81,7 @@ def play_episode(game: Game, seats: list[tuple[Agent, int]], tally: Tally) -> No
         seat = game.current_player
         agent, side = seats[seat]
         view = seat_view(game, seat)
-        action = agent.act(view)
+        action = agent.act_seeing(view, game.hands) if getattr(agent, "sees_all", False) else agent.act(view)
         tally.decisions += 1
         if not isinstance(action, (int, np.integer)) or not (view.legal >> int(action)) & 1:
             tally.illegal[side] += 1

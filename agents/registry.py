@@ -31,6 +31,18 @@ def _pimc(**kw):
 
 _pimc.OPTIONS = {"worlds": int, "seconds": float, "bid_worlds": int, "bid_margin": float}
 
+
+def _cheater(seed=None):
+    try:
+        from .cheater import CheaterAgent  # numba compiles the solver on first use
+    except ModuleNotFoundError as e:
+        raise needs_extra(e.name, "eval", "cheater specs") from None
+    return CheaterAgent(seed=seed)
+
+
+_cheater.OPTIONS = {}
+
+
 def _model(path: str, seed=None):
     try:
         from .torch_agent import TorchAgent, load_network  # torch only when a model is asked for
@@ -67,6 +79,7 @@ AGENTS = {
     "random": RandomAgent,
     "heuristic": HeuristicAgent,
     "pimc": _pimc,
+    "cheater": _cheater,
     "model": _model,
     "sb3": _sb3,
     "bot": PolicyPlayer,

@@ -9,6 +9,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from agents.solver import Position
+from cuatrola_env.game import Game
+from cuatrola_env.rules import CUATROLA
 from cuatrola_env.vector import VectorCuatrola
 
 
@@ -157,3 +160,20 @@ def sigterm_on_call(function, call: int = 2):
         return function(*args, **kwargs)
 
     return wrapped
+
+
+def double_dummy_points(g: Game, team: int) -> tuple[int, bool]:
+    """The hand played to its end through the engine, every later bid a pass and every card the
+    mover's best by the solver's exact values; (``team``'s game points, whether the points tied)."""
+    while not g.over:
+        if g.seat_view().phase == 0:
+            g.step(20)
+            continue
+        v = g.seat_view()
+        values = Position.from_game(g).move_values()
+        by_tricks = v.contract >= CUATROLA
+        maximise = (v.seat & 1) == (v.declarer & 1) if by_tricks else (v.seat & 1) == 0
+        g.step((max if maximise else min)(values, key=lambda c: (values[c], -c)))
+    r = g.last_result
+    points = r["game_points"] if r["winner_team"] == team else -r["game_points"]
+    return points, r["points"][0] == r["points"][1]

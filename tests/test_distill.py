@@ -9,7 +9,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from helpers import scramble_hidden, sigterm_on_call
+from helpers import double_dummy_points, scramble_hidden, sigterm_on_call
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("numba")
@@ -21,7 +21,6 @@ from agents.checkpoint import read_checkpoint  # noqa: E402
 from agents.network import NetworkSpec  # noqa: E402
 from agents.pimc import PIMCAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from agents.solver import Position  # noqa: E402
 from agents.training import distill  # noqa: E402
 from agents.training.config import preset  # noqa: E402
 from agents.training.labels import card_owners, hand_game, replay_decisions  # noqa: E402
@@ -29,7 +28,7 @@ from agents.training.report import duration  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.observation import OBS_DIM  # noqa: E402
 from cuatrola_env.positions import Positions  # noqa: E402
-from cuatrola_env.rules import CUATROLA, NUM_CARDS, get_rules  # noqa: E402
+from cuatrola_env.rules import NUM_CARDS, get_rules  # noqa: E402
 from experiments import label_regret  # noqa: E402
 
 #: the spec of the small networks these tests play (a plain oracle network of 16 x 2)
@@ -56,23 +55,6 @@ def label_hands(weights: dict, preset: str, seed: int, hands: int, play: dict | 
     """:func:`distill.play_and_label` of ``hands`` hands, as PLAY and LABELS with the fields given changed."""
     return distill.play_and_label(weights, None, SPEC16, preset, {**PLAY, **(play or {})}, {**LABELS, **(labels or {})},
                                   seed=seed, hands=hands)
-
-
-def double_dummy_points(g: Game, team: int) -> tuple[int, bool]:
-    """The hand played to its end through the engine, every later bid a pass and every card the
-    mover's best by the solver's exact values; (``team``'s game points, whether the points tied)."""
-    while not g.over:
-        if g.seat_view().phase == 0:
-            g.step(20)
-            continue
-        v = g.seat_view()
-        values = Position.from_game(g).move_values()
-        by_tricks = v.contract >= CUATROLA
-        maximise = (v.seat & 1) == (v.declarer & 1) if by_tricks else (v.seat & 1) == 0
-        g.step((max if maximise else min)(values, key=lambda c: (values[c], -c)))
-    r = g.last_result
-    points = r["game_points"] if r["winner_team"] == team else -r["game_points"]
-    return points, r["points"][0] == r["points"][1]
 
 
 @pytest.mark.parametrize(("preset", "rivals"), [("online", {}), ("traditional", {}),

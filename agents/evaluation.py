@@ -42,7 +42,7 @@ from cuatrola_env.rules import CONTRACT_NAMES, get_rules
 from .base import Agent, seat_view
 from .parallel import BACKENDS, ClusterError, Runner, WorkerError
 from .registry import make_agent
-from .results import compare_main, mean_ci, pool_main
+from .results import compare_main, gap_share, mean_ci, pool_main
 
 
 # ----------------------------------------------------------------------------- sides and deals
@@ -323,6 +323,20 @@ def print_report(results: list[dict], ratings: dict | None) -> None:
             print(f"| {nm} | {v['rating']:+.0f} | {v['se']:.0f} |")
 
 
+def gap_of(result: dict, top: dict, seed: int) -> dict | None:
+    """The share of the gap from B to the cheater that A closes (A vs B ``result``, the cheater vs B
+    ``top``, on the same deals), printed as a line; ``None`` where the cheater does not beat B."""
+    gap = gap_share(result["deal_game_points"], top["deal_game_points"], seed=seed)
+    ceiling = top["game_points_per_hand"]
+    if gap is None:
+        print(f"\nshare of the gap: none, the cheater does not beat {result['b']} ({fmt_ci(ceiling)})")
+        return None
+    low, high = gap["ci95"]
+    print(f"\nshare of the gap from {result['b']} to the cheater (who sees every card; {fmt_ci(ceiling)} a hand): "
+          f"{result['a']} closes {100 * gap['share']:.0f}% [{100 * low:.0f}%, {100 * high:.0f}%]")
+    return {**gap, "baseline": result["b"], "cheater": CHEATER}
+
+
 def draw_png(path: Path, names: list[str], results: list[dict], ratings: dict) -> None:
     import matplotlib
 
@@ -360,6 +374,7 @@ def draw_png(path: Path, names: list[str], results: list[dict], ratings: dict) -
 
 
 # ----------------------------------------------------------------------------- main
+CHEATER = "cheater"  #: the side of ``--gap``: the player who sees every card (:mod:`agents.cheater`)
 SUBCOMMANDS = {"compare": compare_main, "pool": pool_main}  #: ``evaluate.py compare|pool FILES``: agents.results
 
 
@@ -401,9 +416,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ray-address", default=None, help="join a running Ray cluster instead (e.g. auto)")
     p.add_argument("--backend", choices=BACKENDS, default="auto",
                    help="auto (Ray when parallel; the default), inline, ray, or processes (a local process pool, no Ray)")
+    p.add_argument("--gap", action="store_true",
+                   help="with two sides A B: also play the cheater (who sees every card) against B on the same deals, "
+                        "and say what share of the gap from B to the cheater A closes")
     a = p.parse_args(argv)
     if len(a.agents) < 2:
         p.error("give at least two sides to compare")
+    if a.gap and (len(a.agents) != 2 or a.deals == 0 or CHEATER in a.agents):
+        p.error("--gap takes two sides A B (neither the cheater) and deals (--deals at least 2)")
     if a.deals == 1 or a.deals < 0 or (a.matches is not None and a.matches < 0):
         p.error(f"--deals must be 0 or at least 2 (an interval needs two deals) and --matches at least 0, got "
                 f"--deals {a.deals} --matches {a.matches}")
@@ -413,6 +433,7 @@ def main(argv: list[str] | None = None) -> int:
         check_outputs(a)
         rules = get_rules(a.rules, **({} if a.target is None else {"target": a.target}))
         sides = {spec: Side.from_spec(spec, a.seed + 17 * i) for i, spec in enumerate(dict.fromkeys(a.agents))}
+        ceiling = Side.from_spec(CHEATER, a.seed + 17 * len(sides)) if a.gap else None
         runner = Runner(a.workers, a.ray_address, a.backend)
     except (ValueError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)
@@ -420,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
     matches = a.deals // 4 if a.matches is None else a.matches
     deals = random_deals(a.deals, a.seed)
     pairs = list(itertools.combinations(sides, 2))
-    total = len(pairs) * (a.deals + matches)
+    total = len(pairs) * (a.deals + matches) + (a.deals if a.gap else 0)
     progress = None
     if not a.no_progress:
         try:
@@ -434,6 +455,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with runner:
             results = [evaluate_pair(sides[x], sides[y], rules, deals, matches, a.seed, progress, runner) for x, y in pairs]
+            top = evaluate_pair(ceiling, sides[a.agents[1]], rules, deals, 0, a.seed, progress, runner) if a.gap else None
     except ClusterError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -446,11 +468,12 @@ def main(argv: list[str] | None = None) -> int:
     names = list(sides)
     ratings = bradley_terry(names, results, seed=a.seed) if matches else None
     print_report(results, ratings)
+    gap = gap_of(results[0], top, a.seed) if a.gap else None
     print(f"\n{a.deals} deals x 2 and {matches} matches x 2 per pairing, rules {rules.name}, "
           f"target {rules.target}, seed {a.seed}; {time.perf_counter() - t:.1f} s")
     if a.json:
         out = {"rules": rules.to_dict(), "seed": a.seed, "deals": a.deals, "matches": matches,
-               "pairings": results, "ratings": ratings}
+               "pairings": results, "ratings": ratings, **({"gap": gap} if a.gap else {})}
         with atomic_open(a.json) as f:
             f.write(json.dumps(out, indent=1))
     if a.png:

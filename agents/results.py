@@ -41,6 +41,26 @@ def mean_ci(x: np.ndarray) -> dict:
     return {"mean": m, "ci95": [m - Z95 * se, m + Z95 * se], "se": se, "n": n}
 
 
+def gap_share(player: np.ndarray, ceiling: np.ndarray, resamples: int = 2000, seed: int = 0) -> dict:
+    """How much of the gap from a baseline B to a ceiling a player closes, on the same deals:
+    ``mean(player) / mean(ceiling)``, each array the per-deal game points against B (of the player,
+    of the ceiling). Its 95% interval is the percentile bootstrap over deals, each deal keeping its
+    two figures (the deals' luck is shared). ``None`` where the ceiling does not beat B."""
+    player, ceiling = np.asarray(player, float), np.asarray(ceiling, float)
+    if len(player) != len(ceiling) or len(player) < 2:
+        raise ValueError(f"the share of the gap needs the same deals (at least 2) for both, got {len(player)} and "
+                         f"{len(ceiling)}")
+    if ceiling.mean() <= 0:
+        return None
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(player), size=(resamples, len(player)))
+    gap = ceiling[draws].mean(1)
+    shares = player[draws].mean(1) / np.where(gap > 0, gap, np.nan)
+    low, high = np.nanpercentile(shares, [2.5, 97.5])
+    return {"share": float(player.mean() / ceiling.mean()), "ci95": [float(low), float(high)], "deals": len(player),
+            "player": mean_ci(player), "ceiling": mean_ci(ceiling)}
+
+
 def pool_pairings(results: list[dict]) -> dict:
     """One pairing from several evaluations of the same two sides on different seeds (runs
     split over machines or processes): deals and matches concatenated, intervals recomputed.

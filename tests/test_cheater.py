@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from helpers import double_dummy_points
 
@@ -75,3 +76,29 @@ def test_the_bot_has_no_cheating_level():
 
     with pytest.raises(ValueError, match="unknown level 'cheater'"):
         Bot.load(level="cheater")
+
+
+def test_the_share_of_the_gap_is_the_ratio_of_the_two_margins_with_a_bootstrap_interval():
+    from agents.results import gap_share
+
+    rng = np.random.default_rng(0)
+    ceiling = rng.normal(1.0, 1.0, 400)
+    player = 0.25 * ceiling + rng.normal(0.0, 0.2, 400)
+    gap = gap_share(player, ceiling, seed=1)
+    assert gap["share"] == pytest.approx(player.mean() / ceiling.mean())
+    assert gap["ci95"][0] < gap["share"] < gap["ci95"][1] and gap["ci95"][1] - gap["ci95"][0] < 0.2
+    assert gap_share(player, -np.abs(ceiling)) is None  # a ceiling that does not beat the baseline: no scale
+    with pytest.raises(ValueError, match="the same deals"):
+        gap_share(player, ceiling[:-1])
+
+
+def test_evaluate_gap_plays_the_cheater_on_the_same_deals_and_reports_the_share(tmp_path, capsys):
+    out = tmp_path / "g.json"
+    assert evaluation.main(["heuristic", "random", "--deals", "30", "--matches", "0", "--seed", "4", "--gap",
+                            "--json", str(out), "--no-progress"]) == 0
+    gap = json.loads(out.read_text())["gap"]
+    assert gap["baseline"] == "random" and gap["deals"] == 30 and 0.5 < gap["share"] < 1.2
+    assert "heuristic closes" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        evaluation.main(["heuristic", "random", "pimc", "--gap", "--deals", "10"])
+    assert stop.value.code == 2

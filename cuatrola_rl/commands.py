@@ -15,10 +15,14 @@ from . import foreign_agents
 COMMANDS = {
     "cuatrola-train": ("agents.training", "main"),
     "cuatrola-eval": ("agents.evaluation", "main"),
+    "cuatrola-exploit": ("agents.exploit", "main"),
     "cuatrola-serve": ("cuatrola_serve.serve", "main"),
     "cuatrola-play": ("cuatrola_serve.play", "main"),
 }
 
+
+#: a command's subcommands that are commands of their own (``evaluate.py exploit SPEC``: torch, the trainer)
+SUBCOMMANDS = {("cuatrola-eval", "exploit"): "cuatrola-exploit"}
 
 #: the extra of the distribution that installs each optional module a command may need
 EXTRA_OF = {
@@ -44,6 +48,9 @@ def launch(command: str, argv: list[str] | None = None) -> int:
     if problem:
         print(f"{command}: error: {problem}", file=sys.stderr)
         return 2
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args and (command, args[0]) in SUBCOMMANDS:
+        command, argv = SUBCOMMANDS[(command, args[0])], args[1:]
     module, function = COMMANDS[command]
     try:
         main = getattr(importlib.import_module(module), function)  # by name: the check must come first

@@ -21,26 +21,19 @@ def needs_extra(module: str, extra: str, what: str) -> ValueError:
     return ValueError(f"{what} need {not_installed(module, extra)}")
 
 
-def _pimc(**kw):
-    try:
-        from .pimc import PIMCAgent  # numba compiles on first use
-    except ModuleNotFoundError as e:
-        raise needs_extra(e.name, "eval", "pimc: specs") from None
-    return PIMCAgent(**kw)
+def optional(module: str, name: str, extra: str, options: dict):
+    """The factory of agent class ``name`` of ``module`` (this package's), imported only when an agent
+    is made: its dependencies are an optional extra's (numba, torch, Stable-Baselines3, OpenSpiel),
+    and a missing one is a one-line error naming ``extra``."""
+    def make(*args, **kw):
+        try:
+            cls = getattr(importlib.import_module(f".{module}", __package__), name)
+        except ModuleNotFoundError as e:
+            raise needs_extra(e.name, extra, f"{module.split('_')[0]} specs") from None
+        return cls(*args, **kw)
 
-
-_pimc.OPTIONS = {"worlds": int, "seconds": float, "bid_worlds": int, "bid_margin": float}
-
-
-def _cheater(seed=None):
-    try:
-        from .cheater import CheaterAgent  # numba compiles the solver on first use
-    except ModuleNotFoundError as e:
-        raise needs_extra(e.name, "eval", "cheater specs") from None
-    return CheaterAgent(seed=seed)
-
-
-_cheater.OPTIONS = {}
+    make.OPTIONS = options
+    return make
 
 
 def _model(path: str, seed=None):
@@ -53,19 +46,10 @@ def _model(path: str, seed=None):
 
 _model.OPTIONS = {}
 
-
-def _sb3(path: str, seed=None):
-    try:
-        from .sb3_agent import SB3Agent  # torch and Stable-Baselines3 only when an SB3 policy is asked for
-    except ModuleNotFoundError as e:
-        raise needs_extra(e.name, "sb3", "sb3: specs") from None
-    return SB3Agent(path, seed=seed)
-
-
-_sb3.OPTIONS = {}
-
 #: the agents named by a file, ``NAME:PATH`` (the path kept whole, commas and colons too)
 PATH_AGENTS = ("model", "sb3")
+#: the agents whose spec names an algorithm first, ``NAME:ALGORITHM,key=value`` (``openspiel:ismcts``)
+ALGORITHM_AGENTS = ("openspiel",)
 
 
 def _search(**kw):
@@ -78,10 +62,12 @@ _search.OPTIONS = SearchAgent.OPTIONS  # the search's own list of options, not a
 AGENTS = {
     "random": RandomAgent,
     "heuristic": HeuristicAgent,
-    "pimc": _pimc,
-    "cheater": _cheater,
+    "pimc": optional("pimc", "PIMCAgent", "eval", {"worlds": int, "seconds": float, "bid_worlds": int, "bid_margin": float}),
+    "cheater": optional("cheater", "CheaterAgent", "eval", {}),
     "model": _model,
-    "sb3": _sb3,
+    "sb3": optional("sb3_agent", "SB3Agent", "sb3", {}),
+    "openspiel": optional("openspiel_agent", "OpenSpielAgent", "openspiel",
+                          {"algorithm": str, "simulations": int, "rollouts": int, "uct_c": float}),
     "bot": PolicyPlayer,
     "search": _search,
 }
@@ -101,11 +87,14 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
             raise ValueError(f"{name} agents need a path: {name}:PATH")
         return name, {"path": rest}
     parts = rest.split(",")
+    first = {}
+    if name in ALGORITHM_AGENTS and parts[0].strip() and "=" not in parts[0]:  # openspiel:ismcts,...
+        first, parts = {"algorithm": parts[0].strip()}, parts[1:]
     if name not in AGENTS and parts[0].strip() and "=" not in parts[0]:  # a plug-in: package.module:Class[,...]
         if not parts[0].strip().isidentifier() or not all(p.isidentifier() for p in name.split(".")):
             raise ValueError(f"a plug-in agent is package.module:Class[,key=value...], got {spec!r}")
         name, parts = f"{name}:{parts[0].strip()}", parts[1:]
-    opts = {}
+    opts = dict(first)
     for part in filter(None, parts):
         key, eq, value = part.partition("=")
         if not eq or not key:

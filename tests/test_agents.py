@@ -19,7 +19,8 @@ def test_specs():
     assert parse_spec("pimc:worlds=32,seconds=0.5") == ("pimc", {"worlds": "32", "seconds": "0.5"})
     assert parse_spec("model:models/x.onnx") == ("model", {"path": "models/x.onnx"})
     assert make_agent("heuristic").spec == "heuristic"
-    with pytest.raises(ValueError, match="unknown agent 'herustic'.*known agents: bot, heuristic, model, pimc, random"):
+    known = "bot, cheater, heuristic, model, openspiel, pimc, random, sb3, search"
+    with pytest.raises(ValueError, match=f"unknown agent .herustic.*known agents: {known}"):
         make_agent("herustic")
     with pytest.raises(ValueError, match="unknown option 'world' for agent 'pimc'"):
         make_agent("pimc:world=3")

@@ -140,3 +140,21 @@ def test_the_first_tricks_labels_are_level_masters_values(preset):
         got, want = data["values"][i].astype(np.float32), teacher.values(g.seat_view(), np.array(g.hands))
         assert np.allclose(got, want, rtol=1e-3, atol=1e-2, equal_nan=True)
     assert len(order) >= 4
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ppo_fine_tunes_a_network_with_card_play_heads_and_keeps_them(tmp_path, workers):
+    """PPO started from a network with an early and a late head (as level expert's) trains that
+    network: the checkpoint keeps both heads in its spec, and the late head's weights move."""
+    base = tiny_distill_checkpoint(train.main, tmp_path / "base", "--iterations", "1", "--late-from-trick", "1",
+                                  "--early-head", "true")
+    args = ["--config", "tiny", "--init", str(base), "--hidden", "16", "--imitation-decisions", "0", "--total-decisions", "4096",
+            "--heuristic-frac", "1.0", "--pool-frac", "0", "--eval-every", "0", "--workers", str(workers),
+            "--run-dir", str(tmp_path / "ppo")]
+    assert train.main(args) == 0
+    after = read_checkpoint(str(next((tmp_path / "ppo").iterdir()) / "checkpoint.pt"))
+    spec = NetworkSpec.from_dict(after["network"])
+    assert spec.early_head and spec.late_from_trick == 1
+    before = read_checkpoint(str(base))["model"]
+    late = [k for k in before if k.startswith("late_net.")]
+    assert late and not all(torch.equal(before[k], after["model"][k]) for k in late)

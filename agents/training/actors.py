@@ -19,7 +19,7 @@ import torch
 from cuatrola_env import get_rules
 
 from ..checkpoint import to_arrays
-from ..network import PolicyValueNet
+from ..network import NetworkSpec, PolicyValueNet, build
 from ..parallel import start_ray
 from .rollout import Progress, SelfPlay
 
@@ -27,11 +27,11 @@ from .rollout import Progress, SelfPlay
 class RolloutWorker:
     """Shard ``shard`` of the games of a run (``cfg``, its config; ``rules`` as a plain dict)."""
 
-    def __init__(self, cfg, rules: dict, shard: int):
+    def __init__(self, cfg, rules: dict, shard: int, spec: dict):
         self.cfg = dataclasses.replace(cfg, num_envs=cfg.num_envs // cfg.workers, seed=cfg.seed + 7919 * (shard + 1))
         torch.set_num_threads(1)
         torch.manual_seed(self.cfg.seed)
-        self.net = PolicyValueNet(self.cfg.hidden, self.cfg.layers).eval()
+        self.net = build(NetworkSpec.from_dict(spec)).eval()
         self.play = SelfPlay(self.cfg, get_rules(rules), self.net)
         self.run = Progress.start(self.cfg.num_envs)
         self.rng = np.random.default_rng(self.cfg.seed)
@@ -67,7 +67,7 @@ class ShardedPlay:
 
         self.ray, self.cfg, self.net = ray, cfg, net
         actor = ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker)
-        self.actors = [actor.remote(cfg, rules.to_dict(), k) for k in range(cfg.workers)]
+        self.actors = [actor.remote(cfg, rules.to_dict(), k, net.spec.to_dict()) for k in range(cfg.workers)]
         self.contract_log: list[tuple] = []
         self.episode_log: list[tuple] = []
 

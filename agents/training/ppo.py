@@ -22,8 +22,8 @@ from tqdm import tqdm
 
 from cuatrola_env.rules import Rules
 
-from ..checkpoint import CheckpointError, save_checkpoint, to_arrays
-from ..network import PolicyValueNet
+from ..checkpoint import CheckpointError, network_spec, save_checkpoint, to_arrays
+from ..network import NetworkSpec, build
 from ..registry import make_agent
 from .actors import ShardedPlay
 from .config import LATER_FIELDS, RESUMABLE, Algorithm, RunConfig, check_counts, later_minutes, learner_device, option, run_rules
@@ -128,11 +128,21 @@ def init_weights(init: dict) -> dict:
     return {"model": model, "network": dataclasses.replace(init["network"], q_head=False, dueling=False, owners=False)}
 
 
+def ppo_spec(cfg: PPOConfig, resume: str | None, ck: dict | None, init: dict | None) -> NetworkSpec:
+    """The network a PPO run trains: the one it resumes or starts from (its card-play heads too: an
+    early and a late head learn with the policy), else a plain one of ``hidden`` × ``layers``."""
+    if ck:
+        return network_spec(ck, resume)
+    if init is not None:
+        return init["network"]
+    return NetworkSpec(hidden=cfg.hidden, layers=cfg.layers)
+
+
 def run(cfg: PPOConfig, resume: str | None, ck: dict | None, init: dict | None, run_name: str, run_dir: Path,
         rng: np.random.Generator) -> int:
     """Roll out, learn, report, checkpoint; until ``total_decisions``, or Ctrl-C / SIGTERM."""
     rules = run_rules(cfg)
-    net = PolicyValueNet(cfg.hidden, cfg.layers)  # acts, on the CPU
+    net = build(ppo_spec(cfg, resume, ck, init))  # acts, on the CPU
     play = SelfPlay(cfg, rules, net) if cfg.workers == 1 else ShardedPlay(cfg, rules, net)
     device = learner_device(cfg.device)
     learner = net if device.type == "cpu" else copy.deepcopy(net).to(device)  # learns, on its device

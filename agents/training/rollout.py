@@ -25,7 +25,7 @@ from cuatrola_env.view import HandHistories
 
 from ..base import batch_views
 from ..heuristic import HeuristicAgent
-from ..network import PolicyValueNet
+from ..network import PolicyValueNet, build
 from ..registry import make_agent
 
 #: what a rollout records per decision
@@ -72,7 +72,7 @@ class SelfPlay:
         self.cfg, self.net = cfg, net
         self.env = VectorCuatrola(num_envs=n, rules=rules, seed=cfg.seed)
         self.history = HandHistories(n)  # each game's hand so far, for an opponent that reads it (PIMC)
-        self.pool_net = PolicyValueNet(cfg.hidden, cfg.layers).eval()  # plays the frozen past versions
+        self.pool_net = build(net.spec).eval()  # plays the frozen past versions
         self.heuristic = HeuristicAgent()  # the warm start's teacher
         self.opponent = self.heuristic if cfg.opponent == "heuristic" else make_agent(cfg.opponent, seed=cfg.seed)
         self.slot = np.arange(n)

@@ -473,7 +473,8 @@ def main(argv: list[str] | None = None) -> int:
           f"target {rules.target}, seed {a.seed}; {time.perf_counter() - t:.1f} s")
     if a.json:
         out = {"rules": rules.to_dict(), "seed": a.seed, "deals": a.deals, "matches": matches,
-               "pairings": results, "ratings": ratings, **({"gap": gap} if a.gap else {})}
+               "pairings": results, "ratings": ratings,
+               **({"gap": gap, "ceiling_pairing": top} if a.gap else {})}  # the cheater's own deals, for later shares
         with atomic_open(a.json) as f:
             f.write(json.dumps(out, indent=1))
     if a.png:

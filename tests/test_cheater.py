@@ -96,8 +96,10 @@ def test_evaluate_gap_plays_the_cheater_on_the_same_deals_and_reports_the_share(
     out = tmp_path / "g.json"
     assert evaluation.main(["heuristic", "random", "--deals", "30", "--matches", "0", "--seed", "4", "--gap",
                             "--json", str(out), "--no-progress"]) == 0
-    gap = json.loads(out.read_text())["gap"]
+    run = json.loads(out.read_text())
+    gap, ceiling = run["gap"], run["ceiling_pairing"]
     assert gap["baseline"] == "random" and gap["deals"] == 30 and 0.5 < gap["share"] < 1.2
+    assert ceiling["a"] == "cheater" and ceiling["b"] == "random" and len(ceiling["deal_game_points"]) == 30
     assert "heuristic closes" in capsys.readouterr().out
     with pytest.raises(SystemExit) as stop:
         evaluation.main(["heuristic", "random", "pimc", "--gap", "--deals", "10"])

@@ -40,9 +40,10 @@ from cuatrola_env.positions import random_deals
 from cuatrola_env.rules import CONTRACT_NAMES, get_rules
 
 from .base import Agent, seat_view
+from .ladder import ladder_main
 from .parallel import BACKENDS, ClusterError, Runner, WorkerError
 from .registry import make_agent
-from .results import compare_main, gap_share, mean_ci, pool_main
+from .results import CHEATER, compare_main, gap_share, mean_ci, pool_main
 
 
 # ----------------------------------------------------------------------------- sides and deals
@@ -374,8 +375,7 @@ def draw_png(path: Path, names: list[str], results: list[dict], ratings: dict) -
 
 
 # ----------------------------------------------------------------------------- main
-CHEATER = "cheater"  #: the side of ``--gap``: the player who sees every card (:mod:`agents.cheater`)
-SUBCOMMANDS = {"compare": compare_main, "pool": pool_main}  #: ``evaluate.py compare|pool FILES``: agents.results
+SUBCOMMANDS = {"compare": compare_main, "pool": pool_main, "ladder": ladder_main}  #: ``evaluate.py compare|pool|ladder FILES``
 
 
 def check_outputs(a) -> None:
@@ -397,7 +397,7 @@ def check_outputs(a) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0] in SUBCOMMANDS:  # compare / pool result files
+    if argv and argv[0] in SUBCOMMANDS:  # compare / pool / ladder: result files
         return SUBCOMMANDS[argv[0]](argv[1:])
     p = ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)

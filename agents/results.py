@@ -132,6 +132,8 @@ def paired_difference(*pairs: tuple[dict, dict]) -> dict:
 MAX_RESULT_BYTES = 64 * 1024 * 1024
 #: the largest game points one deal can move for a side (5, a quintola, in each of its two plays)
 MAX_HAND_POINTS = 10.0
+#: the side of ``evaluate.py --gap`` that sees every card (:mod:`agents.cheater`), the ceiling of the gap
+CHEATER = "cheater"
 
 
 class ResultFileError(ValueError):
@@ -203,6 +205,23 @@ def check_run(run, f: Path) -> dict:
     return run
 
 
+def read_json(f: Path, what: str):
+    """The JSON value in ``f`` (at most ``MAX_RESULT_BYTES``, nested within bounds); ``ValueError``
+    naming the file and ``what`` it should have been where it is missing, too large or not JSON."""
+    try:
+        if f.stat().st_size > MAX_RESULT_BYTES:
+            raise ResultFileError(f"{f} is larger than {MAX_RESULT_BYTES // 2**20} MB: not {what}")
+        return loads_bounded(f.read_bytes())
+    except OSError as e:
+        raise ValueError(f"cannot read {f}: {e.strerror}") from None
+    except RecursionError:
+        raise ResultFileError(f"{f} is nested too deeply to be {what}") from None
+    except ResultFileError:
+        raise
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"{f} is not {what}: {str(e)[:200]}") from None
+
+
 def read_runs(files: list[Path]) -> list[dict]:
     """The evaluation files, each an ``evaluate.py --json`` object checked by :func:`check_run`;
     ``ValueError`` naming the first that is missing, unreadable, malformed, or the same run as
@@ -210,18 +229,7 @@ def read_runs(files: list[Path]) -> list[dict]:
     versions of one agent spec, which played differently, are two runs)."""
     runs, seen = [], {}
     for f in files:
-        try:
-            if f.stat().st_size > MAX_RESULT_BYTES:
-                raise ResultFileError(f"{f} is larger than {MAX_RESULT_BYTES // 2**20} MB: not an evaluate.py --json file")
-            run = loads_bounded(f.read_bytes())
-        except OSError as e:
-            raise ValueError(f"cannot read {f}: {e.strerror}") from None
-        except RecursionError:
-            raise ResultFileError(f"{f} is nested too deeply to be an evaluate.py --json file") from None
-        except ResultFileError:
-            raise
-        except (ValueError, UnicodeDecodeError) as e:
-            raise ValueError(f"{f} is not an evaluate.py --json file: {str(e)[:200]}") from None
+        run = read_json(f, "an evaluate.py --json file")
         check_run(run, f)
         key = hashlib.sha256(json.dumps([run["seed"], run["rules"], run["pairings"]], sort_keys=True).encode()).digest()
         if key in seen:

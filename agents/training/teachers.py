@@ -9,7 +9,10 @@ A teacher is named in a run's config (``teacher: pimc:worlds=32``) with the spec
 - ``pimc:worlds=N``: PIMC's own values, the mean over N deals drawn from what the seat saw
   (:meth:`agents.pimc.PIMCAgent.label_values`);
 - ``search:…`` and ``bot:level=master``: the search's values over the deals it draws as the
-  bids and plays make likely (:meth:`agents.search.SearchAgent.label_values`).
+  bids and plays make likely (:meth:`agents.search.SearchAgent.label_values`);
+- ``imitate:SPEC``: any agent's own choice, valued 1 and every other legal action 0 (with
+  ``policy_target: labels`` and a small ``tau``, the network learns to play as the agent does:
+  behaviour cloning, as ``evaluate.py exploit --clone`` uses it for agents slow to query).
 
 Any agent with a ``label_values(view, legal, margin_coef) -> values`` method teaches: a new
 teacher is that method on an agent (a plug-in ``package.module:Class`` included) and nothing
@@ -26,6 +29,7 @@ from ..pimc import PIMCAgent
 from ..registry import make_agent
 
 ACTUAL = "actual"  #: the teacher that values each action on the actual deal
+IMITATE = "imitate:"  #: the prefix of a teacher that values the agent's own choice 1, the rest 0
 
 
 def actual_values(view, world: list[int], margin_coef: float = 0.0) -> np.ndarray:
@@ -42,8 +46,8 @@ def actual_values(view, world: list[int], margin_coef: float = 0.0) -> np.ndarra
 class Teacher:
     """The teacher a spec names: :meth:`values` of one decision."""
 
-    def __init__(self, spec: str, agent=None):
-        self.spec, self.agent = spec, agent
+    def __init__(self, spec: str, agent=None, imitate: bool = False):
+        self.spec, self.agent, self.imitate = spec, agent, imitate
 
     def values(self, view, actual: np.ndarray, margin_coef: float = 0.0) -> np.ndarray:
         """(24,) each legal action's value for the acting seat's team (``actual``: every seat's
@@ -52,6 +56,9 @@ class Teacher:
         legal = view.legal_actions
         if self.agent is None:
             out[legal] = actual_values(view, [int(h) for h in actual], margin_coef)
+        elif self.imitate:
+            out[legal] = 0.0
+            out[self.agent.act(view)] = 1.0
         else:
             out[legal] = self.agent.label_values(view, legal, margin_coef)
         return out
@@ -61,11 +68,14 @@ def teacher_for(spec: str, seed: int | None = None) -> Teacher:
     """The teacher ``spec`` names; a ``ValueError`` says why a spec cannot teach."""
     if spec == ACTUAL:
         return Teacher(spec)
+    if spec.startswith(IMITATE):
+        return Teacher(spec, make_agent(spec[len(IMITATE):], seed=seed), imitate=True)
     agent = make_agent(spec, seed=seed)
     if not callable(getattr(agent, "label_values", None)) or not getattr(agent, "at_search_level", True):
         raise ValueError(f"teacher {spec!r} gives no values of the legal actions: teachers are {ACTUAL}, pimc:…, "
-                         "search:…, bot:level=master, or an agent with a label_values(view, legal, margin_coef) method")
+                         "search:…, bot:level=master, imitate:SPEC (any agent's own choices), or an agent with a "
+                         "label_values(view, legal, margin_coef) method")
     return Teacher(spec, agent)
 
 
-__all__ = ["ACTUAL", "Teacher", "actual_values", "teacher_for"]
+__all__ = ["ACTUAL", "IMITATE", "Teacher", "actual_values", "teacher_for"]

@@ -90,12 +90,18 @@ def with_exploits(ladder: list[dict], exploits: list[dict], files: list[Path]) -
             raise ResultFileError(f"{f}: exploits {found['spec']}, which is not on the ladder ({', '.join(agents)})")
         if "exploit" in agents[found["spec"]]:
             raise ResultFileError(f"{f}: {found['spec']} is exploited twice")
-        agents[found["spec"]]["exploit"] = {k: found[k] for k in ("margin", "low", "high", "budget", "deals")}
+        agents[found["spec"]]["exploit"] = {**{k: found[k] for k in ("margin", "low", "high", "budget", "deals")},
+                                            "method": found.get("method", "train")}
     return ladder
 
 
 def interval(mean: float, ci: list[float], scale: float = 1.0, fmt: str = "{:+.3f}") -> str:
     return f"{fmt.format(scale * mean)} [{fmt.format(scale * ci[0])}, {fmt.format(scale * ci[1])}]"
+
+
+def how(exploit: dict) -> str:
+    """How an exploiter was found: searched, or trained for its budget."""
+    return "searched" if exploit["method"] == "search" else f"trained, {exploit['budget']:,} decisions"
 
 
 def table(ladder: list[dict], baseline: str, top: dict) -> str:
@@ -108,7 +114,7 @@ def table(ladder: list[dict], baseline: str, top: dict) -> str:
         shared = interval(share["share"], share["ci95"], 100, "{:.0f}%") if share else "none"
         if rung.get("baseline"):
             s, shared = None, "0% (the baseline)"
-        exploit = f"{interval(e['margin'], [e['low'], e['high']])} ({e['budget']:,} decisions)" if e else "not measured"
+        exploit = f"{interval(e['margin'], [e['low'], e['high']])} ({how(e)})" if e else "not measured"
         strength = interval(s["mean"], s["ci95"]) if s else "0 (the baseline)"
         lines.append(f"| {rung['agent']} | {strength} | {shared} | {exploit} |")
     lines.append(f"| {CHEATER} (sees every card) | {interval(ceiling['mean'], ceiling['ci95'])} | 100% | |")

@@ -13,7 +13,7 @@ from .base import Agent
 from .heuristic import HeuristicAgent
 from .player import PolicyPlayer
 from .random_agent import RandomAgent
-from .search import SearchAgent
+from .search import OPPONENT_MODELS, SearchAgent
 
 
 def needs_extra(module: str, extra: str, what: str) -> ValueError:
@@ -52,8 +52,12 @@ PATH_AGENTS = ("model", "sb3")
 ALGORITHM_AGENTS = ("openspiel",)
 
 
-def _search(**kw):
-    return SearchAgent(**kw)  # loads the ONNX model
+def _search(opponent: str = "", **kw):
+    """The search (it loads the ONNX model); an ``opponent`` other than a rule-based model's name
+    (``heuristic``) is an agent spec, made here: ``opponent=model:PATH`` (its greedy play)."""
+    if opponent and opponent not in OPPONENT_MODELS:
+        opponent = make_agent(opponent, seed=0)
+    return SearchAgent(opponent=opponent, **kw)
 
 
 _search.OPTIONS = SearchAgent.OPTIONS  # the search's own list of options, not a copy

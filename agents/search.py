@@ -229,7 +229,8 @@ class SearchAgent(Agent):
         # a second model of every other seat, besides the network (Bayesian mixture per seat)
         model = opponent if isinstance(opponent, Agent) else OPPONENT_MODELS[name](seed=0) if name in OPPONENT_MODELS else None
         if name and not getattr(model, "deterministic", False):
-            raise ValueError(f"opponent must be a deterministic rule-based agent such as 'heuristic', got {opponent!r}")
+            raise ValueError(f"opponent must be a deterministic agent (the same view, the same action) such as "
+                             f"'heuristic' or a model:PATH, got {name!r}")
         self.opponent = model
         self.exploit = bool(opts.exploit)  # the other team's seats in the rollouts play as the opponent model
         self.postpone = bool(opts.postpone)  # the rest of the trick played by the network, then solved
@@ -368,11 +369,16 @@ class SearchAgent(Agent):
             out[i] = outcome(view, int(st.tricks_won[i, view.declarer]), st.points[i], v)
         return out.reshape(len(legal), k)
 
+    def _opponent_views(self, pos: Positions, games: np.ndarray, bits: np.ndarray) -> list[SeatView]:
+        """The views of the seats to act in ``games`` of ``pos``, as the opponent model reads them: with
+        their observations where it is not a rule-based agent (a network reads them; the heuristic does not)."""
+        reads = not isinstance(self.opponent, tuple(OPPONENT_MODELS.values()))
+        return batch_views(pos, games, legal_bits=bits, obs=pos.observe()[games] if reads else None)
+
     def _opponent_logp(self, s: Positions, bits: np.ndarray, legal: int, action: int) -> np.ndarray:
         """(n,) log-probability of ``action`` in each world if the seat to act played like ``self.opponent``
         (its choice, mixed with ``floor`` of a uniform choice among the ``legal`` actions, the same in every world)."""
-        views = batch_views(s, range(len(s)), legal_bits=bits)
-        same = np.array([self.opponent.act(v) == action for v in views])
+        same = np.array(self.opponent.act_batch(self._opponent_views(s, np.arange(len(s)), bits))) == action
         with np.errstate(divide="ignore"):
             return np.log((1 - self.floor) * same + self.floor / legal)
 
@@ -427,7 +433,7 @@ class SearchAgent(Agent):
             if self.exploit:
                 theirs = (pos.current[live] & 1) != team
                 if theirs.any():
-                    a[theirs] = [self.opponent.act(v) for v in batch_views(pos, live[theirs], legal_bits=bits)]
+                    a[theirs] = self.opponent.act_batch(self._opponent_views(pos, live[theirs], bits))
             return a
 
         return policy

@@ -21,6 +21,11 @@ class TorchAgent(Agent):
         self.net = net
         self.temperature = temperature
 
+    @property
+    def deterministic(self) -> bool:
+        """Greedy (temperature 0): the same view always gets the same action."""
+        return self.temperature <= 0
+
     def act(self, view: SeatView) -> int:
         return self.act_batch([view])[0]
 

@@ -41,7 +41,7 @@ def test_the_ladder_reads_each_share_on_the_cheaters_deals(played, capsys):
     assert rungs["pimc:worlds=2"]["strength"] == pimc["game_points_per_hand"]
     assert rungs["heuristic"]["exploit"]["margin"] == 0.5 and rungs["heuristic"]["exploit"]["budget"] == 1000
     text = capsys.readouterr().out
-    assert "| heuristic |" in text and "+0.500 [+0.100, +0.900] (1,000 decisions)" in text and "not measured" in text
+    assert "| heuristic |" in text and "+0.500 [+0.100, +0.900] (trained, 1,000 decisions)" in text and "not measured" in text
     assert png.stat().st_size > 1000
 
 

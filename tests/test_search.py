@@ -8,6 +8,7 @@ import pytest
 from helpers import random_position
 
 from agents.base import seat_view
+from agents.registry import make_agent
 from cuatrola_env.game import Game
 from cuatrola_serve.bot import seat_state
 
@@ -73,18 +74,20 @@ def _true_deal(game):
     return view, world, reference
 
 
-@pytest.mark.parametrize("exploit", [0, 1])
-def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model, exploit):
+@pytest.mark.parametrize(("exploit", "opponent"), [(0, ""), (1, "heuristic"), (1, "model:agents/models/cuatrola.pt")])
+def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model, exploit, opponent):
     """With the true deal as the only world, the value of each action is what the network gets
     playing the rest of the hand through Game (the reference), for the acting seat's team; with
-    ``exploit=1`` the other team's seats play as the heuristic instead."""
-    from agents.heuristic import HeuristicAgent
-    from agents.search import SearchAgent
+    ``exploit=1`` the other team's seats play as the opponent model instead (a rule-based agent, or
+    any deterministic agent named by its spec: a network's greedy play)."""
     from cuatrola_serve.bot import Bot
 
-    bot, heuristic = Bot.load(onnx_model), HeuristicAgent(seed=0)
+    if opponent.startswith("model:"):
+        pytest.importorskip("torch")
+    bot, model = Bot.load(onnx_model), make_agent(opponent or "heuristic", seed=0)
     net = lambda g: int(np.where(g.legal_mask(), bot.policy.logits(g.observe()[None], g.legal_mask()[None])[0], -np.inf).argmax())
-    agent = SearchAgent(seed=0, path=onnx_model, worlds=1, opponent="heuristic" if exploit else "", exploit=exploit)
+    agent = make_agent(f"search:worlds=1,path={onnx_model}" + (f",exploit=1,opponent={opponent}" if exploit else ""), seed=0)
+    assert agent.exploit == bool(exploit) and type(agent.opponent) is (type(model) if exploit else type(None))
     checked = 0
     for seed in range(16):
         game = random_position(seed, 0, 12)  # random bids and plays up to some decision
@@ -97,7 +100,7 @@ def test_rollout_values_are_the_networks_own_play_of_the_true_deal(onnx_model, e
             rewards, done = ref.step(a)
             while not done:
                 theirs = exploit and (ref.single.current & 1) != (view.seat & 1)
-                rewards, done = ref.step(heuristic.act(seat_view(ref)) if theirs else net(ref))
+                rewards, done = ref.step(model.act(seat_view(ref)) if theirs else net(ref))
             assert v == rewards[view.seat], (seed, a)
         checked += 1
     assert checked >= 10
@@ -198,6 +201,8 @@ def test_opponent_model_mixture_weights_deals_by_that_players_bids(onnx_model):
     assert share["", 0.5] + 0.1 <= share["heuristic", 0.5] <= share["heuristic", 1.0] - 0.3, share
     with pytest.raises(ValueError, match="opponent"):
         _agent(onnx_model, opponent="pimc")
+    with pytest.raises(ValueError, match="opponent must be a deterministic agent"):  # a spec, but random
+        make_agent(f"search:path={onnx_model},opponent=random")
     with pytest.raises(ValueError, match="opponent_prior"):
         _agent(onnx_model, opponent="heuristic", opponent_prior=1.5)
 

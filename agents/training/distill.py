@@ -130,7 +130,8 @@ class DistillConfig(RunConfig):
     past_frac: float = option(0.2, "share of games in which one team is a past network of this run")
     pool: int = option(5, "past networks kept (one added every iteration)")
     teacher: str = option(ACTUAL, "what labels each decision: actual (the actual deal, played out double-dummy), or an "
-                                  "agent spec that values actions (pimc:worlds=32, search:..., bot:level=master)")
+                                  "agent spec that values actions (pimc:worlds=32, search:..., bot:level=master), or "
+                                  "imitate:SPEC (the agent's own choice 1, the rest 0: behaviour cloning)")
     bids: str = option("rollout", "how a bid is labelled: teacher (as the teacher values it), rollout (the network "
                                   "playing the actual deal out in every seat under each bid) or none (not labelled)")
     from_trick: int = option(0, "label the card plays from this trick on (from 0; 0: every trick)")

@@ -29,6 +29,7 @@ from cuatrola_env.files import atomic_open, check_writable
 
 from .results import CHEATER, ResultFileError, check_run, gap_share, read_json, read_runs, same_game
 
+FAR = 1.0  #: the plot's axis stops this far below the baseline (game points a hand)
 EXPLOIT_FIELDS = ("spec", "rules", "budget", "deals", "margin", "low", "high")  #: what an exploit file must hold
 
 
@@ -136,8 +137,13 @@ def draw(path: Path, ladder: list[dict], baseline: str, top: dict) -> None:
     ax1.barh(names, means, xerr=errs, color="#4477aa")
     ax1.axvline(top["game_points_per_hand"]["mean"], color="#cc3311", ls="--", label=f"{CHEATER} (sees every card)")
     ax1.axvline(0, color="k", lw=0.5)
+    if float((means - errs[0]).min()) < -FAR:  # an agent far below (random): the axis kept readable for the rest
+        ax1.set_xlim(left=-FAR)
+        for i, m in enumerate(means):
+            if m < -FAR:
+                ax1.text(-FAR, i, f" {m:+.2f} (off the axis)", va="center", fontsize=8, color="white")
     ax1.set_xlabel(f"game points a hand against {baseline} (95%)")
-    ax1.legend(loc="lower right", fontsize=8)
+    ax1.legend(loc="center right", fontsize=8)
     margins = np.array([r["exploit"]["margin"] if "exploit" in r else np.nan for r in order])
     lows = np.array([r["exploit"]["low"] if "exploit" in r else np.nan for r in order])
     highs = np.array([r["exploit"]["high"] if "exploit" in r else np.nan for r in order])
@@ -146,7 +152,7 @@ def draw(path: Path, ladder: list[dict], baseline: str, top: dict) -> None:
         if np.isnan(m):
             ax2.text(0, i, " not measured", va="center", fontsize=8, color="grey")
     ax2.axvline(0, color="k", lw=0.5)
-    ax2.set_xlabel("exploitability, a lower bound: what the exploiter takes a hand (95%)")
+    ax2.set_xlabel("exploitability, a lower bound: game points a hand (95%)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -492,9 +492,9 @@ def steps(cfg: DistillConfig) -> int:
 
 
 def run(cfg: DistillConfig, run_name: str, run_dir: Path, net: PolicyValueNet, opt, rng: np.random.Generator,
-        iteration: int, window: Window, pool: list[dict], labels: int, stop: dict, evaluate) -> int:
+        iteration: int, window: Window, pool: list[dict], labels: int, stats: dict, stop: dict, evaluate) -> int:
     """Iterations from ``iteration`` up to ``cfg.iterations``, then the final passes, a checkpoint
-    after each; returns the steps done."""
+    after each (with ``stats``, the last step's losses and held-out figures); returns the steps done."""
     rules = run_rules(cfg)
     writer = SummaryWriter(str(run_dir))
     writer.add_text("config", "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()))
@@ -504,7 +504,7 @@ def run(cfg: DistillConfig, run_name: str, run_dir: Path, net: PolicyValueNet, o
     with Runner(cfg.workers, cfg.ray_address or None) as runner:
         while iteration < steps(cfg) and not stop["now"]:
             started = time.perf_counter()
-            before = kept(snapshot(run_name, cfg, rules, net, opt, rng, iteration, pool, labels))
+            before = kept(snapshot(run_name, cfg, rules, net, opt, rng, iteration, pool, labels, stats))
             try:
                 data = label(runner, net, pool, cfg, iteration, rng, lambda: stop["now"], shown) \
                     if iteration < cfg.iterations else empty_data()
@@ -528,7 +528,8 @@ def run(cfg: DistillConfig, run_name: str, run_dir: Path, net: PolicyValueNet, o
                 print(f"iteration {iteration}: against the heuristic {shown['vs_heuristic']} game points a hand "
                       f"({cfg.eval_deals} deals)", file=sys.stderr)
             save_data(run_dir / WINDOW_FILE, window.data)
-            save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, iteration, pool, labels))
+            save_checkpoint(run_dir / "checkpoint.pt", snapshot(run_name, cfg, rules, net, opt, rng, iteration, pool, labels,
+                                                                stats))
             durations.append(time.perf_counter() - started)
             print(f"{time_left(iteration, steps(cfg), durations, minutes=cfg.minutes, later=later)}: {len(data['hand'])} labels "
                   f"({len(data['hand']) / max(seconds, 1e-9):.0f}/s), window "
@@ -558,11 +559,11 @@ def _log(writer, stats: dict, labels: int, iteration: int, rate: float, window: 
 
 
 def snapshot(run_name: str, cfg: DistillConfig, rules: Rules, net, opt, rng: np.random.Generator, iteration: int,
-             pool: list[dict], labels: int) -> dict:
-    """A checkpoint: what every run holds, and its place, labels and past networks (the window is
-    :data:`WINDOW_FILE` beside it)."""
+             pool: list[dict], labels: int, stats: dict) -> dict:
+    """A checkpoint: what every run holds, and its place, labels, past networks and last step's
+    figures (the window is :data:`WINDOW_FILE` beside it)."""
     return run_state(run_name, cfg, rules, net, opt, rng, iteration=iteration, step=labels, update=iteration,
-                     labels=labels, pool=pool)
+                     labels=labels, pool=pool, stats=dict(stats))
 
 
 def restore(ck: dict, path: str, run_dir: Path, net, opt, rng: np.random.Generator, rules: Rules):
@@ -574,7 +575,7 @@ def restore(ck: dict, path: str, run_dir: Path, net, opt, rng: np.random.Generat
         window = Window.of(data, rules)
     except ValueError as e:
         raise CheckpointError(f"{run_dir / WINDOW_FILE}: {e}") from None
-    return int(ck["iteration"]), window, pool, int(ck["labels"])
+    return int(ck["iteration"]), window, pool, int(ck["labels"]), dict(ck.get("stats", {}))
 
 
 def check(cfg: DistillConfig) -> None:
@@ -614,11 +615,12 @@ def start(cfg: DistillConfig, resume: str | None, ck: dict | None, init: dict | 
     net = student(cfg, start_from).to(learner_device(cfg.device))
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     if ck:
-        iteration, window, pool, labels = restore(ck, resume, run_dir, net, opt, rng, rules)
+        iteration, window, pool, labels, stats = restore(ck, resume, run_dir, net, opt, rng, rules)
     else:
-        iteration, window, pool, labels = 0, Window.of(empty_data(), rules), [], 0
+        iteration, window, pool, labels, stats = 0, Window.of(empty_data(), rules), [], 0, {}
     with stop_signals() as stop:
-        iteration = run(cfg, run_name, run_dir, net, opt, rng, iteration, window, pool, labels, stop, evaluate_policy)
+        iteration = run(cfg, run_name, run_dir, net, opt, rng, iteration, window, pool, labels, stats, stop,
+                        evaluate_policy)
     print(f"{'stopped' if stop['now'] else 'finished'}: {iteration} of {steps(cfg)} steps; "
           f"checkpoint {run_dir / 'checkpoint.pt'}")
     return 0

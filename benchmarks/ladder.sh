@@ -26,15 +26,15 @@ run "$OUT/expert.json" python evaluate.py bot:level=expert $BASE "${EVAL[@]}" --
 run "$OUT/master.json" python evaluate.py bot:level=master $BASE "${EVAL[@]}" --json "$OUT/master.json"
 
 # exploitability lower bounds, one budget (16 M PPO decisions from level expert's network); the slow
-# agents imitated first by a network (40,000 hands of their own choices), measured against themselves
+# agents imitated first by a network (10,000 hands of their own choices), measured against themselves
 EXPLOIT=(--workers 2 --no-progress)
 run "$OUT/exploit_random.json" python evaluate.py exploit random "${EXPLOIT[@]}" --json "$OUT/exploit_random.json"
 run "$OUT/exploit_heuristic.json" python evaluate.py exploit heuristic "${EXPLOIT[@]}" --json "$OUT/exploit_heuristic.json"
 run "$OUT/exploit_network.json" python evaluate.py exploit model:agents/models/cuatrola.pt "${EXPLOIT[@]}" \
   --json "$OUT/exploit_network.json"
 run "$OUT/exploit_expert.json" python evaluate.py exploit bot:level=expert "${EXPLOIT[@]}" --json "$OUT/exploit_expert.json"
-run "$OUT/exploit_pimc32.json" python evaluate.py exploit $BASE --clone 40000 "${EXPLOIT[@]}" --json "$OUT/exploit_pimc32.json"
-run "$OUT/exploit_master.json" python evaluate.py exploit bot:level=master --clone 40000 "${EXPLOIT[@]}" \
+run "$OUT/exploit_pimc32.json" python evaluate.py exploit $BASE --clone 10000 "${EXPLOIT[@]}" --json "$OUT/exploit_pimc32.json"
+run "$OUT/exploit_master.json" python evaluate.py exploit bot:level=master --clone 10000 "${EXPLOIT[@]}" \
   --json "$OUT/exploit_master.json"
 
 python evaluate.py ladder "$OUT"/heuristic.json "$OUT"/random.json "$OUT"/network.json "$OUT"/expert.json \

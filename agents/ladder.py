@@ -105,6 +105,15 @@ def how(exploit: dict) -> str:
     return "searched" if exploit["method"] == "search" else f"trained, {exploit['budget']:,} decisions"
 
 
+def bound(exploit: dict) -> str:
+    """An exploit's cell: its margin, or "none found" where its interval reaches 0 (a best response takes at
+    least 0 from any agent under duplicate deals, by playing as the agent does)."""
+    found = interval(exploit["margin"], [exploit["low"], exploit["high"]])
+    if exploit["low"] <= 0:
+        return f"none found: {found} ({how(exploit)})"
+    return f"{found} ({how(exploit)})"
+
+
 def table(ladder: list[dict], baseline: str, top: dict) -> str:
     """The ladder as a Markdown table, strongest first."""
     ceiling = top["game_points_per_hand"]
@@ -115,7 +124,7 @@ def table(ladder: list[dict], baseline: str, top: dict) -> str:
         shared = interval(share["share"], share["ci95"], 100, "{:.0f}%") if share else "none"
         if rung.get("baseline"):
             s, shared = None, "0% (the baseline)"
-        exploit = f"{interval(e['margin'], [e['low'], e['high']])} ({how(e)})" if e else "not measured"
+        exploit = bound(e) if e else "not measured"
         strength = interval(s["mean"], s["ci95"]) if s else "0 (the baseline)"
         lines.append(f"| {rung['agent']} | {strength} | {shared} | {exploit} |")
     lines.append(f"| {CHEATER} (sees every card) | {interval(ceiling['mean'], ceiling['ci95'])} | 100% | |")

@@ -22,6 +22,7 @@ def played(tmp_path_factory):
     assert evaluation.main(["pimc:worlds=2", "random", *BASE[:-2], "5", "--no-progress", "--json", str(d / "other.json")]) == 0
     exploit = {"spec": "heuristic", "rules": "online", "budget": 1000, "deals": 6, "margin": 0.5, "low": 0.1, "high": 0.9}
     (d / "exploit.json").write_text(json.dumps(exploit))
+    (d / "nothing.json").write_text(json.dumps({**exploit, "spec": "pimc:worlds=2", "margin": -0.1, "low": -0.3, "high": 0.1}))
     return d
 
 
@@ -43,6 +44,15 @@ def test_the_ladder_reads_each_share_on_the_cheaters_deals(played, capsys):
     text = capsys.readouterr().out
     assert "| heuristic |" in text and "+0.500 [+0.100, +0.900] (trained, 1,000 decisions)" in text and "not measured" in text
     assert png.stat().st_size > 1000
+
+
+def test_an_exploiter_whose_interval_reaches_zero_found_nothing(played, capsys):
+    args = ["ladder", str(played / "ceiling.json"), str(played / "pimc.json"), "--exploit", str(played / "exploit.json"),
+            str(played / "nothing.json")]
+    assert evaluation.main(args) == 0
+    rows = {line.split(" | ")[0]: line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")}
+    assert "none found: -0.100 [-0.300, +0.100]" in rows["| pimc:worlds=2"]
+    assert "none found" not in rows["| heuristic"]
 
 
 @pytest.mark.parametrize(("files", "message"), [

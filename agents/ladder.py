@@ -156,10 +156,12 @@ def draw(path: Path, ladder: list[dict], baseline: str, top: dict) -> None:
     margins = np.array([r["exploit"]["margin"] if "exploit" in r else np.nan for r in order])
     lows = np.array([r["exploit"]["low"] if "exploit" in r else np.nan for r in order])
     highs = np.array([r["exploit"]["high"] if "exploit" in r else np.nan for r in order])
-    ax2.barh(names, np.nan_to_num(margins), xerr=np.nan_to_num([margins - lows, highs - margins]), color="#ee7733")
-    for i, m in enumerate(margins):
-        if np.isnan(m):
-            ax2.text(0, i, " not measured", va="center", fontsize=8, color="grey")
+    colours = ["#bbbbbb" if low <= 0 else "#ee7733" for low in np.nan_to_num(lows)]  # grey: none found
+    ax2.barh(names, np.nan_to_num(margins), xerr=np.nan_to_num([margins - lows, highs - margins]), color=colours)
+    for i, (m, low) in enumerate(zip(margins, lows, strict=True)):
+        if np.isnan(m) or low <= 0:
+            ax2.text(max(0.0, np.nan_to_num(highs[i])), i, " not measured" if np.isnan(m) else " none found",
+                     va="center", fontsize=8, color="grey")
     ax2.axvline(0, color="k", lw=0.5)
     ax2.set_xlabel("exploitability, a lower bound: game points a hand (95%)")
     fig.tight_layout()

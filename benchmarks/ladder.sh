@@ -2,8 +2,9 @@
 # The ladder of docs/evaluation.md, from nothing: every agent against PIMC(32) on the same 2,000 deals
 # (seed 61), the cheater's games on them, each agent's exploit, then the table and the plot.
 #   bash benchmarks/ladder.sh [OUT]        (OUT: where the result files go; default ladder/)
-# About 5 hours on a 2-core x86-64 CPU: the evaluations about an hour (level master's the longest),
-# each trained exploit about 20 minutes, the clones of the slow agents (PIMC, master) most of the rest.
+# About 5 hours on a 2-core x86-64 CPU: the evaluations about 25 minutes (level master's the longest),
+# each exploit of a fast agent 16 to 23 minutes, PIMC(32)'s 42 minutes and master's 104 (mostly their
+# clones' labelling).
 # Each step is skipped when its file is there, so the same command goes on after a stop.
 set -euo pipefail
 OUT=${1:-ladder}

@@ -66,6 +66,13 @@ class PolicyPlayer(Agent):
         return self.expert_policies if self.level == "expert" else self.policies
 
     @property
+    def deterministic(self) -> bool:
+        """Whether the same view always gets the same action: a greedy level that neither searches
+        nor plays at random (``expert``), which a search may take as its model of another seat."""
+        lv = LEVELS[self.level]
+        return lv.temperature <= 0 and lv.random == 0 and not lv.search
+
+    @property
     def at_search_level(self) -> bool:
         """Whether the level plans each decision with the search (``master``) rather than sampling the policy."""
         return LEVELS[self.level].search

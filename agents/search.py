@@ -230,7 +230,7 @@ class SearchAgent(Agent):
         model = opponent if isinstance(opponent, Agent) else OPPONENT_MODELS[name](seed=0) if name in OPPONENT_MODELS else None
         if name and not getattr(model, "deterministic", False):
             raise ValueError(f"opponent must be a deterministic agent (the same view, the same action) such as "
-                             f"'heuristic' or a model:PATH, got {name!r}")
+                             f"'heuristic', a model:PATH or bot:level=expert, got {name!r}")
         self.opponent = model
         self.exploit = bool(opts.exploit)  # the other team's seats in the rollouts play as the opponent model
         self.postpone = bool(opts.postpone)  # the rest of the trick played by the network, then solved

@@ -203,6 +203,9 @@ def test_opponent_model_mixture_weights_deals_by_that_players_bids(onnx_model):
         _agent(onnx_model, opponent="pimc")
     with pytest.raises(ValueError, match="opponent must be a deterministic agent"):  # a spec, but random
         make_agent(f"search:path={onnx_model},opponent=random")
+    with pytest.raises(ValueError, match="opponent must be a deterministic agent"):  # a level that samples
+        make_agent(f"search:path={onnx_model},opponent=bot:level=strong")
+    assert make_agent(f"search:path={onnx_model},opponent=bot:level=expert").opponent.deterministic  # greedy
     with pytest.raises(ValueError, match="opponent_prior"):
         _agent(onnx_model, opponent="heuristic", opponent_prior=1.5)
 

@@ -105,13 +105,16 @@ def how(exploit: dict) -> str:
     return "searched" if exploit["method"] == "search" else f"trained, {exploit['budget']:,} decisions"
 
 
+def found_nothing(exploit: dict) -> bool:
+    """Whether an exploit's interval reaches 0: a best response takes at least 0 from any agent under
+    duplicate deals (by playing as the agent does), so such a margin bounds nothing."""
+    return exploit["low"] <= 0
+
+
 def bound(exploit: dict) -> str:
-    """An exploit's cell: its margin, or "none found" where its interval reaches 0 (a best response takes at
-    least 0 from any agent under duplicate deals, by playing as the agent does)."""
-    found = interval(exploit["margin"], [exploit["low"], exploit["high"]])
-    if exploit["low"] <= 0:
-        return f"none found: {found} ({how(exploit)})"
-    return f"{found} ({how(exploit)})"
+    """An exploit's cell: its margin and how it was found, marked "none found" where it bounds nothing."""
+    prefix = "none found: " if found_nothing(exploit) else ""
+    return f"{prefix}{interval(exploit['margin'], [exploit['low'], exploit['high']])} ({how(exploit)})"
 
 
 def table(ladder: list[dict], baseline: str, top: dict) -> str:
@@ -156,10 +159,11 @@ def draw(path: Path, ladder: list[dict], baseline: str, top: dict) -> None:
     margins = np.array([r["exploit"]["margin"] if "exploit" in r else np.nan for r in order])
     lows = np.array([r["exploit"]["low"] if "exploit" in r else np.nan for r in order])
     highs = np.array([r["exploit"]["high"] if "exploit" in r else np.nan for r in order])
-    colours = ["#bbbbbb" if low <= 0 else "#ee7733" for low in np.nan_to_num(lows)]  # grey: none found
+    nothing = ["exploit" in r and found_nothing(r["exploit"]) for r in order]
+    colours = ["#bbbbbb" if n else "#ee7733" for n in nothing]  # grey: none found
     ax2.barh(names, np.nan_to_num(margins), xerr=np.nan_to_num([margins - lows, highs - margins]), color=colours)
-    for i, (m, low) in enumerate(zip(margins, lows, strict=True)):
-        if np.isnan(m) or low <= 0:
+    for i, m in enumerate(margins):
+        if np.isnan(m) or nothing[i]:
             ax2.text(max(0.0, np.nan_to_num(highs[i])), i, " not measured" if np.isnan(m) else " none found",
                      va="center", fontsize=8, color="grey")
     ax2.axvline(0, color="k", lw=0.5)

@@ -115,8 +115,8 @@ def test_an_early_run_without_bid_labels_leaves_the_bids_exactly_as_they_were_an
 
 @pytest.mark.parametrize(("flags", "message"), [
     (["--bids", "guess"], "bids (--bids) must be one of teacher, rollout, none, got 'guess'"),
-    (["--to-trick", "6"], "to_trick must be a trick after from_trick, up to 5 (all), got 6"),
-    (["--from-trick", "2", "--to-trick", "2"], "to_trick must be a trick after from_trick"),
+    (["--to-trick", "6"], "to_trick must be 0 (no card play) or a trick after from_trick, up to 5 (all), got 6"),
+    (["--from-trick", "2", "--to-trick", "2"], "to_trick must be 0 (no card play) or a trick after from_trick"),
 ])
 def test_the_early_options_refuse_what_no_run_can_start_with(flags, message, capsys):
     assert train.main(["--algorithm", "distill", *flags]) == 2

@@ -135,7 +135,8 @@ class DistillConfig(RunConfig):
     bids: str = option("rollout", "how a bid is labelled: teacher (as the teacher values it), rollout (the network "
                                   "playing the actual deal out in every seat under each bid) or none (not labelled)")
     from_trick: int = option(0, "label the card plays from this trick on (from 0; 0: every trick)")
-    to_trick: int = option(NUM_TRICKS, "label the card plays of the tricks before this one (5: all of them)")
+    to_trick: int = option(NUM_TRICKS, "label the card plays of the tricks before this one (5: all of them; 0: none, "
+                                        "the bids alone)")
     margin_coef: float = option(0.5, "add this times the team's final card-point margin / 100 to a card's label "
                                      "(pass, solo)")
     policy_target: str = option("q", "what the policy is distilled towards: softmax(Q / tau) of its own action values "
@@ -593,8 +594,11 @@ def check(cfg: DistillConfig) -> None:
     for name in ("from_trick", "late_from_trick"):
         if not 0 <= getattr(cfg, name) <= NUM_TRICKS - 1:
             raise ValueError(f"{name} must be 0 or a trick from 1 to {NUM_TRICKS - 1}, got {getattr(cfg, name)}")
-    if not cfg.from_trick < cfg.to_trick <= NUM_TRICKS:
-        raise ValueError(f"to_trick must be a trick after from_trick, up to {NUM_TRICKS} (all), got {cfg.to_trick}")
+    if cfg.to_trick == 0 and cfg.bids == "none":
+        raise ValueError("to_trick 0 labels no card play, and bids 'none' no bid: nothing would be labelled")
+    if cfg.to_trick != 0 and not cfg.from_trick < cfg.to_trick <= NUM_TRICKS:
+        raise ValueError(f"to_trick must be 0 (no card play) or a trick after from_trick, up to {NUM_TRICKS} (all), "
+                         f"got {cfg.to_trick}")
     if cfg.tau <= 0:
         raise ValueError(f"tau must be positive, got {cfg.tau}")
 

@@ -1,0 +1,73 @@
+"""A run that labels the bids alone (``to_trick: 0``, ``bids: rollout``; ``experiments/bids.yaml``): each
+bid with a choice is labelled, and no card play; each label is the game points of the actual deal
+played out by the network after that bid; the card-play heads stay exactly as they were."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import tiny_distill_checkpoint
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("numba")
+pytest.importorskip("tensorboard")
+
+from agents import training as train  # noqa: E402
+from agents.checkpoint import read_checkpoint  # noqa: E402
+from agents.network import NetworkSpec  # noqa: E402
+from agents.training import distill  # noqa: E402
+from agents.training.config import preset  # noqa: E402
+from agents.training.labels import hand_game  # noqa: E402
+from cuatrola_env.rules import get_rules  # noqa: E402
+
+SPEC16 = NetworkSpec(16, 2, dueling=True, q_head=True, owners=True).to_dict()
+PLAY = dataclasses.asdict(distill.PlaySpec())
+BIDS_ONLY = dataclasses.asdict(distill.LabelSpec(bids="rollout", from_trick=0, to_trick=0))
+
+
+@pytest.mark.parametrize("preset_name", ["online", "traditional"])
+def test_to_trick_0_labels_every_bid_with_a_choice_and_no_card_play(preset_name):
+    torch.manual_seed(0)
+    weights = {k: v.numpy() for k, v in distill.student(distill.DistillConfig(hidden=16)).state_dict().items()}
+    data = distill.play_and_label(weights, None, SPEC16, preset_name, PLAY, BIDS_ONLY, seed=3, hands=8)
+    rules, expected = get_rules(preset_name), []
+    for hand in range(8):  # every decision of the hands played, replayed through the engine
+        g = hand_game(data, hand, 0, rules)
+        for step, a in enumerate(data["actions"][hand, : data["length"][hand]]):
+            v = g.seat_view()
+            if v.phase == 0 and len(v.legal_actions) > 1:
+                expected.append((hand, step))
+            g.step(int(a))
+    assert expected and np.array_equal(np.array(expected), np.c_[data["hand"], data["step"]])
+    legal_valued = np.isfinite(data["values"].astype(np.float32)).sum(1)
+    assert (legal_valued >= 2).all()  # every legal bid of a labelled decision has its value
+
+
+def test_a_bids_stage_leaves_every_card_play_head_exactly_as_it_was(tmp_path):
+    base = tiny_distill_checkpoint(train.main, tmp_path / "base", "--iterations", "1", "--late-from-trick", "1",
+                                  "--early-head", "true")
+    run = tiny_distill_checkpoint(train.main, tmp_path / "bids", "--init", str(base), "--late-from-trick", "1",
+                                 "--early-head", "true", "--bids", "rollout", "--to-trick", "0", "--iterations", "1")
+    before, after = read_checkpoint(str(base))["model"], read_checkpoint(str(run))["model"]
+    cards = [k for k in before if k.startswith(("early_net.", "late_net."))]
+    assert cards and all(torch.equal(before[k], after[k]) for k in cards)
+    bids = [k for k in before if k.startswith("policy_net.")]
+    assert not all(torch.equal(before[k], after[k]) for k in bids)
+
+
+def test_the_bids_experiment_labels_bids_alone_and_keeps_the_expert_heads():
+    cfg = preset(str(Path(__file__).parents[1] / "experiments" / "bids.yaml"))
+    assert cfg["to_trick"] == 0 and cfg["bids"] == "rollout"
+    assert cfg["early_head"] and cfg["late_from_trick"] == 1 and cfg["late_hidden"] == 512
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--to-trick", "0", "--bids", "none"], "to_trick 0 labels no card play, and bids 'none' no bid"),
+    (["--from-trick", "2", "--to-trick", "1"], "to_trick must be 0 (no card play) or a trick after from_trick"),
+])
+def test_a_run_that_would_label_nothing_is_refused(flags, message, capsys):
+    assert train.main(["--algorithm", "distill", *flags]) == 2
+    assert message in capsys.readouterr().err

@@ -293,9 +293,10 @@ class SearchAgent(Agent):
         return PIMCAgent.card_points(view, legal, state.hand_lists(), margin_coef).mean(1)
 
     def label_values(self, view: SeatView, legal: list[int], margin_coef: float = 0.0) -> np.ndarray:
-        """(len(legal),) :meth:`solved_values` (bids as PIMC values them): the values this search
-        gives as a teacher."""
-        return self.solved_values(view, legal, margin_coef)
+        """(len(legal),) the values this search gives as a teacher, :meth:`solved_values` with each bid
+        valued as the search itself values bids: by the network's rollouts when it bids by rollouts
+        (``bid=rollout``, level master), as PIMC does otherwise."""
+        return self.solved_values(view, legal, margin_coef, "rollout" if self.bid == "rollout" else "solver")
 
     def _worlds(self, view: SeatView) -> Positions:
         """The drawn worlds, replayed to the present: a batched state of ``worlds`` games."""

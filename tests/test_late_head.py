@@ -116,6 +116,29 @@ def test_level_masters_labels_are_its_searchs_values():
     assert np.allclose(got[view.legal_actions], want)
 
 
+def _search_of(spec: str, seed: int, rules):
+    agent = teachers.teacher_for(spec, seed=seed).agent
+    return agent.search(policy.policy_for(agent.policies, rules)) if isinstance(agent, PolicyPlayer) else agent
+
+
+@pytest.mark.parametrize(("spec", "bids"), [("bot:level=master,worlds=4,candidates=8", "rollout"),
+                                           ("search:bid=solver,worlds=4,candidates=8", "solver")])
+def test_a_searchs_bid_labels_are_its_own_valuation_of_the_bids(spec, bids):
+    """A search teacher labels a bid as the search itself values bids: level master (``bid=rollout``)
+    by the network playing each contract out over its drawn deals, ``bid=solver`` as PIMC does. The
+    deals are drawn until one where the two valuations differ, so that the test tells them apart."""
+    other = "solver" if bids == "rollout" else "rollout"
+    for deal in range(40):
+        view, hands = (g := Game("online", seed=deal)).seat_view(), np.array(g.hands)
+        want = _search_of(spec, 5, view.rules).solved_values(view, view.legal_actions, bids=bids)
+        if not np.allclose(_search_of(spec, 5, view.rules).solved_values(view, view.legal_actions, bids=other), want):
+            break
+    else:
+        pytest.fail("no deal of 40 where the two bid valuations differ")
+    got = teachers.teacher_for(spec, seed=5).values(view, hands)
+    assert view.phase == 0 and np.allclose(got[view.legal_actions], want)
+
+
 @pytest.mark.parametrize("preset", ["online", "traditional"])
 def test_from_a_trick_on_exactly_the_card_plays_of_that_trick_and_later_are_labelled(preset):
     """With ``from_trick`` 2, no bid and no card play of the first two tricks carries a label, and

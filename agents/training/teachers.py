@@ -9,7 +9,8 @@ A teacher is named in a run's config (``teacher: pimc:worlds=32``) with the spec
 - ``pimc:worlds=N``: PIMC's own values, the mean over N deals drawn from what the seat saw
   (:meth:`agents.pimc.PIMCAgent.label_values`);
 - ``search:…`` and ``bot:level=master``: the search's values over the deals it draws as the
-  bids and plays make likely (:meth:`agents.search.SearchAgent.label_values`);
+  bids and plays make likely, a bid valued as the search bids (by the network's rollouts for
+  ``bid=rollout``, as level master does) (:meth:`agents.search.SearchAgent.label_values`);
 - ``imitate:SPEC``: any agent's own choice, valued 1 and every other legal action 0 (with
   ``policy_target: labels`` and a small ``tau``, the network learns to play as the agent does:
   behaviour cloning, as ``evaluate.py exploit --clone`` uses it for agents slow to query).

@@ -1,6 +1,6 @@
-"""Refitting a run's late card-play head afresh over its window (experiments/refit_late.py): only the
-late head moves, it starts from fresh weights (not the run's), and the file it writes is read by the
-loaders and the export; a tiny run of the late stage made here."""
+"""The final passes refitting the late card-play head afresh (``fresh_final``): the head is drawn anew
+from the run's seed, only it moves in those passes, a run stopped at the boundary resumes into them,
+and a run that could not refit the late head alone is refused; a tiny late stage made here."""
 
 from __future__ import annotations
 
@@ -13,25 +13,51 @@ pytest.importorskip("tensorboard")
 
 from agents import training as train  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
+from agents.network import PolicyValueNet  # noqa: E402
 from agents.torch_agent import load_network  # noqa: E402
-from experiments import refit_late  # noqa: E402
+from agents.training.distill import DistillConfig, check  # noqa: E402
+
+LATE = ["--late-from-trick", "1", "--from-trick", "1", "--teacher", "pimc:worlds=2", "--bids", "none",
+        "--policy-target", "labels", "--late-hidden", "24", "--late-layers", "3"]
 
 
-def test_the_late_head_alone_is_refitted_from_fresh_weights(tmp_path):
+def test_a_redrawn_late_head_is_new_weights_from_the_seed_and_nothing_else_moves():
+    net = PolicyValueNet(16, 2, dueling=True, owners=True, late_from_trick=1, late_hidden=24, late_layers=3)
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    net.redraw_late_head(5)
+    first = {k: v.clone() for k, v in net.state_dict().items()}
+    net.redraw_late_head(5)
+    late = [k for k in before if k.startswith("late_net.")]
+    assert late and all(torch.equal(first[k], v) for k, v in net.state_dict().items())  # the seed decides
+    assert all(not torch.equal(before[k], first[k]) for k in late if k.endswith("weight"))
+    assert all(torch.equal(before[k], first[k]) for k in before if k not in late)
+    with pytest.raises(ValueError, match="no late head"):
+        PolicyValueNet(16, 2).redraw_late_head(0)
+
+
+def test_the_final_passes_refit_the_late_head_alone_after_a_stop_at_the_boundary(tmp_path):
     base = tiny_distill_checkpoint(train.main, tmp_path / "base", "--iterations", "1")
-    run = tiny_distill_checkpoint(train.main, tmp_path / "late", "--init", str(base), "--late-from-trick", "1",
-                                  "--from-trick", "1", "--teacher", "pimc:worlds=2", "--bids", "none",
-                                  "--policy-target", "labels", "--iterations", "2", "--late-hidden", "24",
-                                  "--late-layers", "3")
+    run = tiny_distill_checkpoint(train.main, tmp_path / "late", "--init", str(base), *LATE, "--iterations", "2")
     before = read_checkpoint(str(run))["model"]
-    refitted = refit_late.refit(str(run), passes=0, lr=1e-3, seed=0)["model"]
-    late = [k for k in before if k.startswith("late_net.") and k.endswith("weight")]
-    assert late and all(not torch.equal(before[k], refitted[k]) for k in late)  # drawn afresh
-    out = tmp_path / "refit.pt"
-    refit_late.main([str(run), "--passes", "2", "--out", str(out), "--threads", "1"])
-    after = read_checkpoint(str(out))["model"]
-    others = [k for k in before if not k.startswith("late_net.")]
-    assert others and all(torch.equal(before[k], after[k]) for k in others)  # every other head kept
-    fitted = [k for k in late if not torch.equal(refitted[k], after[k])]
-    assert fitted  # the passes moved the fresh head
-    assert load_network(str(out)).late_trick == 1
+    assert train.main(["--resume", str(run), "--final-epochs", "2", "--fresh-final", "true"]) == 0
+    ck = read_checkpoint(str(run))
+    after = ck["model"]
+    assert ck["iteration"] == 4 and ck["config"]["fresh_final"]
+    late = [k for k in before if k.startswith("late_net.")]
+    assert all(torch.equal(before[k], after[k]) for k in before if k not in late)  # bids, q, owners: kept
+    assert all(not torch.equal(before[k], after[k]) for k in late if k.endswith("weight"))
+    redrawn = PolicyValueNet(16, 2, dueling=True, owners=True, late_from_trick=1, late_hidden=24, late_layers=3)
+    redrawn.redraw_late_head(ck["config"]["seed"])
+    fresh = redrawn.state_dict()
+    # the refitted head came from the fresh draw, not the run's head: two small passes leave it nearer
+    gap = lambda a: sum(float((a[k] - after[k]).norm()) for k in late if k.endswith("weight"))  # noqa: E731
+    assert gap(fresh) < gap(before)
+    assert load_network(str(run)).late_trick == 1
+
+
+@pytest.mark.parametrize("fields, wrong", [({"late_from_trick": 0}, "late head"),
+                                           ({"late_from_trick": 1, "from_trick": 0, "bids": "none"}, "its tricks only"),
+                                           ({"late_from_trick": 1, "from_trick": 1, "bids": "rollout"}, "bids none")])
+def test_a_refit_of_the_late_head_alone_is_refused_where_other_heads_are_labelled(fields, wrong):
+    with pytest.raises(ValueError, match=wrong):
+        check(DistillConfig(fresh_final=True, final_epochs=2, **fields))

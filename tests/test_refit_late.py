@@ -12,7 +12,7 @@ pytest.importorskip("numba")
 pytest.importorskip("tensorboard")
 
 from agents import training as train  # noqa: E402
-from agents.checkpoint import read_checkpoint  # noqa: E402
+from agents.checkpoint import read_checkpoint, save_checkpoint  # noqa: E402
 from agents.network import PolicyValueNet  # noqa: E402
 from agents.torch_agent import load_network  # noqa: E402
 from agents.training.distill import DistillConfig, check  # noqa: E402
@@ -38,7 +38,10 @@ def test_a_redrawn_late_head_is_new_weights_from_the_seed_and_nothing_else_moves
 def test_the_final_passes_refit_the_late_head_alone_after_a_stop_at_the_boundary(tmp_path):
     base = tiny_distill_checkpoint(train.main, tmp_path / "base", "--iterations", "1")
     run = tiny_distill_checkpoint(train.main, tmp_path / "late", "--init", str(base), *LATE, "--iterations", "2")
-    before = read_checkpoint(str(run))["model"]
+    written = read_checkpoint(str(run))
+    before = written["model"]
+    del written["config"]["fresh_final"]  # a checkpoint written before the field existed resumes too
+    save_checkpoint(run, written)
     assert train.main(["--resume", str(run), "--final-epochs", "2", "--fresh-final", "true"]) == 0
     ck = read_checkpoint(str(run))
     after = ck["model"]

@@ -165,6 +165,8 @@ class DistillConfig(RunConfig):
 
 #: fields a resumed run may change (its labels depend on no worker count: each task has its own seed)
 DISTILL_RESUMABLE = RESUMABLE + ("iterations", "final_epochs", "fresh_final", "workers")
+#: distill fields added after its checkpoints were first written, with the value older runs had
+DISTILL_LATER = {**LATER_FIELDS, "fresh_final": False}
 
 #: what a checkpoint to resume from holds
 RESUME_FIELDS = ("run_name", "config", "optimizer", "iteration", "rng", "torch_rng", "pool", "labels")
@@ -656,7 +658,7 @@ def init_weights(init: dict) -> dict:
 
 
 ALGORITHM = Algorithm("distill", DistillConfig, resumable=DISTILL_RESUMABLE, resume_fields=RESUME_FIELDS,
-                      later=LATER_FIELDS, check=check, check_checkpoint=check_checkpoint,
+                      later=DISTILL_LATER, check=check, check_checkpoint=check_checkpoint,
                       init_weights=init_weights, run=start,
                       finished=lambda ck: ck["iteration"] >= ck["config"]["iterations"] + ck["config"]["final_epochs"])
 

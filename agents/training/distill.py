@@ -154,8 +154,6 @@ class DistillConfig(RunConfig):
                               "time (0: the whole window): an iteration's time stays bounded as the window grows")
     final_epochs: int = option(0, "passes over the window after the last iteration, the learning rate falling from "
                                   "learning_rate to 0 by a cosine")
-    fresh_final: bool = option(False, "the final passes refit the late head afresh: its weights drawn anew (its "
-                                      "optimiser state cleared) before the first, and only it fitted in them")
     fit_suits: bool = option(False, "fit each decision with its suits renamed at random (the rules treat the suits "
                                     "alike: one label stands for 24 positions)")
     fit_batch: int = option(1024, "minibatch size")
@@ -164,9 +162,7 @@ class DistillConfig(RunConfig):
 
 
 #: fields a resumed run may change (its labels depend on no worker count: each task has its own seed)
-DISTILL_RESUMABLE = RESUMABLE + ("iterations", "final_epochs", "fresh_final", "workers")
-#: distill fields added after its checkpoints were first written, with the value older runs had
-DISTILL_LATER = {**LATER_FIELDS, "fresh_final": False}
+DISTILL_RESUMABLE = RESUMABLE + ("iterations", "final_epochs", "workers")
 
 #: what a checkpoint to resume from holds
 RESUME_FIELDS = ("run_name", "config", "optimizer", "iteration", "rng", "torch_rng", "pool", "labels")
@@ -433,22 +429,14 @@ def fit(net: PolicyValueNet, opt, cfg: DistillConfig, window: Window, rng: np.ra
             o, (m, v, owners) = renamed_suits(o, (m, v, owners), rng)
         return _losses(net, cfg, o, m, v, owners)
 
-    late_alone = final and cfg.fresh_final  # the policy's loss alone: only the late head plays these decisions
     stats = minibatch_passes(net, opt, train, 1 if final else cfg.fit_epochs, cfg.fit_batch, cfg.max_grad_norm, losses,
-                             lambda x: x["policy_ce"] + (0 if late_alone else cfg.q_coef * x["q_huber"]
-                                                         + cfg.owner_coef * x["owner_ce"]), rng, stop)
+                             lambda x: x["policy_ce"] + cfg.q_coef * x["q_huber"] + cfg.owner_coef * x["owner_ce"], rng,
+                             stop)
     held = np.flatnonzero(window.held)
     if held.size:
         with torch.no_grad():
             stats.update(held_out(net, cfg, *_batch(window, held, device)))
     return stats
-
-
-def redraw_late_head(net: PolicyValueNet, opt, seed: int) -> None:
-    """Before a refit afresh: the late head's weights drawn anew, its optimiser state cleared."""
-    net.redraw_late_head(seed)
-    for param in net.late_net.parameters():
-        opt.state.pop(param, None)
 
 
 def _batch(w: Window, idx: np.ndarray, device) -> tuple[torch.Tensor, ...]:
@@ -525,8 +513,6 @@ def run(cfg: DistillConfig, run_name: str, run_dir: Path, net: PolicyValueNet, o
                 grown = window.add(Window.of(data, rules), cfg.window) if len(data["hand"]) else window
                 for group in opt.param_groups:
                     group["lr"] = learning_rate(cfg, iteration)
-                if cfg.fresh_final and iteration == cfg.iterations:
-                    redraw_late_head(net, opt, cfg.seed)
                 stats = fit(net, opt, cfg, grown, rng, lambda: stop["now"], final=iteration >= cfg.iterations)
             except Stopped:  # Ctrl-C while labelling or fitting: the run as it was before this step
                 save_data(run_dir / WINDOW_FILE, window.data)
@@ -613,9 +599,6 @@ def check(cfg: DistillConfig) -> None:
     if cfg.to_trick != 0 and not cfg.from_trick < cfg.to_trick <= NUM_TRICKS:
         raise ValueError(f"to_trick must be 0 (no card play) or a trick after from_trick, up to {NUM_TRICKS} (all), "
                          f"got {cfg.to_trick}")
-    if cfg.fresh_final and not (cfg.late_from_trick and cfg.bids == "none" and cfg.from_trick >= cfg.late_from_trick):
-        raise ValueError("fresh_final refits the late head alone: it needs a late head (late_from_trick) and labels of "
-                         "its tricks only (bids none, from_trick at least late_from_trick)")
     if cfg.tau <= 0:
         raise ValueError(f"tau must be positive, got {cfg.tau}")
 
@@ -658,7 +641,7 @@ def init_weights(init: dict) -> dict:
 
 
 ALGORITHM = Algorithm("distill", DistillConfig, resumable=DISTILL_RESUMABLE, resume_fields=RESUME_FIELDS,
-                      later=DISTILL_LATER, check=check, check_checkpoint=check_checkpoint,
+                      later=LATER_FIELDS, check=check, check_checkpoint=check_checkpoint,
                       init_weights=init_weights, run=start,
                       finished=lambda ck: ck["iteration"] >= ck["config"]["iterations"] + ck["config"]["final_epochs"])
 

@@ -115,31 +115,47 @@ def test_a_rival_team_plays_as_the_agent_its_spec_names():
     assert checked >= 30
 
 
-def test_rollout_bid_labels_are_the_networks_own_play_of_the_actual_deal():
-    """Bidding, hand result: with ``bids=rollout`` a bid's label is the game points, for the bidder's
-    team, of the actual deal played out through the engine by the network's most likely action in
-    every seat after that bid; card labels stay the solver's."""
+def _greedy_play_out(net, g: Game) -> None:
+    """Finish ``g`` with the network's most likely action in every seat, each from its own seat view."""
+    while not g.over:
+        v = seat_view(g)
+        with torch.no_grad():
+            g.step(int(net.policy(torch.from_numpy(v.observation[None]), torch.from_numpy(v.legal_mask[None])).argmax()))
+
+
+@pytest.mark.parametrize(("labels", "phases"), [({"bids": "rollout"}, {0}),
+                                                ({"teacher": "rollout", "margin": 0.0}, {0, 1})])
+def test_rollout_labels_are_the_networks_own_play_of_the_actual_deal(labels, phases):
+    """Bidding and card play, hand result: a decision valued by rollouts (bids with ``bids=rollout``;
+    every decision with the ``rollout`` teacher) is labelled, for each legal action, with the game
+    points for the acting seat's team of the actual deal played out through the engine by the
+    network's most likely action in every seat, each from its own seat view, after that action."""
     rules = get_rules("online")
     weights = fresh_weights(3)
     net = distill.student(CFG16, {"model": weights, "network": NetworkSpec.from_dict(SPEC16)})
-    data = label_hands(weights, "online", 2, 6, labels={"bids": "rollout"})
-    values, checked = data["values"].astype(np.float32), 0
+    data = label_hands(weights, "online", 2, 6, labels=labels)
+    values, checked = data["values"].astype(np.float32), {0: 0, 1: 0}
     for k in range(len(data["hand"])):
         g = hand_game(data, int(data["hand"][k]), int(data["step"][k]), rules)
-        if g.seat_view().phase != 0:
+        phase = g.seat_view().phase
+        if phase not in phases:
             continue
         team = g.current_player & 1
         for a in g.legal_actions():
             h = hand_game(data, int(data["hand"][k]), int(data["step"][k]), rules)
             h.step(a)
-            while not h.over:
-                v = seat_view(h)
-                with torch.no_grad():
-                    h.step(int(net.policy(torch.from_numpy(v.observation[None]), torch.from_numpy(v.legal_mask[None])).argmax()))
+            _greedy_play_out(net, h)
             r = h.last_result
             assert values[k, a] == (r["game_points"] if r["winner_team"] == team else -r["game_points"])
-        checked += 1
-    assert checked >= 5
+        checked[phase] += 1
+    assert all(checked[p] >= 5 for p in phases)
+
+
+def test_the_rollout_teacher_refuses_a_card_point_margin():
+    """The rollout teacher values game points only: a share of the solver's card-point margin is refused."""
+    with pytest.raises(ValueError, match="margin_coef"):
+        distill.check(dataclasses.replace(CFG16, teacher="rollout", margin_coef=0.5))
+    distill.check(dataclasses.replace(CFG16, teacher="rollout", margin_coef=0.0))
 
 
 def test_card_location_targets_are_the_owners_of_exactly_the_unseen_cards():

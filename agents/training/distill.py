@@ -7,7 +7,8 @@ every legal action, and the network learns those values and a policy from them.
 
 The teacher is named with the spec language of ``evaluate.py`` agents (:mod:`.teachers`):
 ``actual`` (the actual deal, played out double-dummy: the trainer knows every hidden card, so a
-label costs one solve a legal action; the default run's), ``pimc:worlds=32`` (PIMC's own values over
+label costs one solve a legal action; the default run's), ``rollout`` (the student's own greedy play
+of the actual deal after each legal action, every seat from its own view), ``pimc:worlds=32`` (PIMC's own values over
 32 deals drawn from what the seat saw), ``search:…`` or ``bot:level=master``. Which decisions it
 labels is the run's :class:`LabelSpec` (bids or not, and how; the tricks whose card plays), how the
 games are played its :class:`PlaySpec`.
@@ -99,7 +100,7 @@ from .labels import (
 from .report import evaluate_policy, interval, time_left
 from .state import put_back, restore_run, run_state
 from .stopping import stop_signals
-from .teachers import ACTUAL, teacher_for
+from .teachers import ACTUAL, ROLLOUT, teacher_for
 
 WINDOW_FILE = "data/window.npz"
 SELF, HEURISTIC, PAST, RIVAL = 0, 1, 2, 3  #: who plays the opposing team of a game
@@ -129,7 +130,8 @@ class DistillConfig(RunConfig):
     rival_frac: float = option(0.0, "share of games in which one team is the agent rival names")
     past_frac: float = option(0.2, "share of games in which one team is a past network of this run")
     pool: int = option(5, "past networks kept (one added every iteration)")
-    teacher: str = option(ACTUAL, "what labels each decision: actual (the actual deal, played out double-dummy), or an "
+    teacher: str = option(ACTUAL, "what labels each decision: actual (the actual deal, played out double-dummy), rollout "
+                                  "(the network itself playing the actual deal out in every seat), or an "
                                   "agent spec that values actions (pimc:worlds=32, search:..., bot:level=master), or "
                                   "imitate:SPEC (the agent's own choice 1, the rest 0: behaviour cloning)")
     bids: str = option("rollout", "how a bid is labelled: teacher (as the teacher values it), rollout (the network "
@@ -273,34 +275,37 @@ def _network(weights: dict, spec: NetworkSpec) -> PolicyValueNet:
 
 def _label_step(pos: Positions, live: np.ndarray, bits: np.ndarray, views, net: PolicyValueNet, how: LabelSpec,
                 teacher) -> list[tuple[int, np.ndarray]]:
-    """(game, its 24 values) of each live game whose decision ``how`` labels: bids by rollouts of the
-    network when ``how.bids`` says so, the rest by the teacher."""
+    """(game, its 24 values) of each live game whose decision ``how`` labels: by rollouts of the
+    network (bids when ``how.bids`` says so; every decision with the ``rollout`` teacher), the rest by
+    the teacher."""
     trick = np.array([v.trick_num if v.phase == 1 else -1 for v in views])
     chosen = how.chooses(pos.phase[live], trick, np.bitwise_count(bits[live]) > 1)
-    rolled = live[chosen & (pos.phase[live] == 0)] if how.bids == "rollout" else live[:0]
-    out = list(zip(rolled.tolist(), rollout_bid_values(pos, rolled, bits, net), strict=True))
+    bid = pos.phase[live] == 0
+    by_rollout = (bid & (how.bids == "rollout")) | (teacher.rolls_out & (~bid | (how.bids == "teacher")))
+    rolled = live[chosen & by_rollout]
+    out = list(zip(rolled.tolist(), rollout_values(pos, rolled, bits, net), strict=True))
     for k in np.flatnonzero(chosen & ~np.isin(live, rolled)):
         out.append((int(live[k]), teacher.values(views[k], pos.hands[live[k]], how.margin)))
     return out
 
 
-def rollout_bid_values(pos: Positions, rows: np.ndarray, bits: np.ndarray, net: PolicyValueNet) -> list[np.ndarray]:
-    """(24,) per game ``rows`` (bidding): each legal bid's game points for the bidder's team when the
+def rollout_values(pos: Positions, rows: np.ndarray, bits: np.ndarray, net: PolicyValueNet) -> list[np.ndarray]:
+    """(24,) per game ``rows``: each legal action's game points for the acting seat's team when the
     actual deal is then played out (the rest of the bidding too) by the network's most likely action
-    in every seat: what the bid is worth with the network's own play, which double-dummy play
-    flatters. NaN off the legal actions."""
+    in every seat, each seat reading its own observation: what the action is worth with the
+    network's own play, which double-dummy play flatters. NaN off the legal actions."""
     rows = np.asarray(rows, np.int64)
     if not rows.size:
         return []
     legal = [np.flatnonzero((int(bits[i]) >> np.arange(NUM_ACTIONS)) & 1) for i in rows]
     game = np.repeat(np.arange(rows.size), [len(x) for x in legal])
-    bid = np.concatenate(legal)
+    action = np.concatenate(legal)
     trial = pos.take(rows[game])
     team = trial.current & 1
-    trial.step(bid)
+    trial.step(action)
     winner, points = trial.play_out(lambda p, live, b: _greedy(net, p, live, b))
     out = [np.full(NUM_ACTIONS, np.nan, np.float32) for _ in rows]
-    for g, a, w, gp, me in zip(game, bid, winner, points, team, strict=True):
+    for g, a, w, gp, me in zip(game, action, winner, points, team, strict=True):
         out[g][a] = gp if w == me else -gp
     return out
 
@@ -601,6 +606,9 @@ def check(cfg: DistillConfig) -> None:
                          f"got {cfg.to_trick}")
     if cfg.tau <= 0:
         raise ValueError(f"tau must be positive, got {cfg.tau}")
+    if cfg.teacher == ROLLOUT and cfg.margin_coef:
+        raise ValueError(f"margin_coef shares the solver's card-point margin; the rollout teacher values game points "
+                         f"only: set margin_coef 0, got {cfg.margin_coef}")
 
 
 def check_checkpoint(ck: dict, path: str) -> None:

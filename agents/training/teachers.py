@@ -11,6 +11,11 @@ A teacher is named in a run's config (``teacher: pimc:worlds=32``) with the spec
 - ``search:…`` and ``bot:level=master``: the search's values over the deals it draws as the
   bids and plays make likely, a bid valued as the search bids (by the network's rollouts for
   ``bid=rollout``, as level master does) (:meth:`agents.search.SearchAgent.label_values`);
+- ``rollout``: the student itself playing the actual deal out after each legal action, greedily, in
+  every seat and from each seat's own view (no seat reads another's cards, as at a real table): each
+  label is what the action is worth with the network's own play, and over many deals the values
+  tend to the network's own action values, so a policy fitted to them is one step of policy
+  improvement (the labeller plays these rollouts in its batch: :func:`.distill.rollout_values`);
 - ``imitate:SPEC``: any agent's own choice, valued 1 and every other legal action 0 (with
   ``policy_target: labels`` and a small ``tau``, the network learns to play as the agent does:
   behaviour cloning, as ``evaluate.py exploit --clone`` uses it for agents slow to query).
@@ -30,6 +35,7 @@ from ..pimc import PIMCAgent
 from ..registry import make_agent
 
 ACTUAL = "actual"  #: the teacher that values each action on the actual deal
+ROLLOUT = "rollout"  #: the teacher that values each action by the student's own play of the actual deal
 IMITATE = "imitate:"  #: the prefix of a teacher that values the agent's own choice 1, the rest 0
 
 
@@ -50,9 +56,18 @@ class Teacher:
     def __init__(self, spec: str, agent=None, imitate: bool = False):
         self.spec, self.agent, self.imitate = spec, agent, imitate
 
+    @property
+    def rolls_out(self) -> bool:
+        """Whether the labeller values the decisions by the student's own rollouts (``rollout``),
+        in its batch, rather than by :meth:`values` one at a time."""
+        return self.spec == ROLLOUT
+
     def values(self, view, actual: np.ndarray, margin_coef: float = 0.0) -> np.ndarray:
         """(24,) each legal action's value for the acting seat's team (``actual``: every seat's
         unplayed cards, read by the ``actual`` teacher only); NaN off the legal actions."""
+        if self.rolls_out:
+            raise ValueError("the rollout teacher plays the student's network in the labeller's batch; it values "
+                             "no decision alone")
         out = np.full(NUM_ACTIONS, np.nan, np.float32)
         legal = view.legal_actions
         if self.agent is None:
@@ -67,16 +82,16 @@ class Teacher:
 
 def teacher_for(spec: str, seed: int | None = None) -> Teacher:
     """The teacher ``spec`` names; a ``ValueError`` says why a spec cannot teach."""
-    if spec == ACTUAL:
+    if spec in (ACTUAL, ROLLOUT):
         return Teacher(spec)
     if spec.startswith(IMITATE):
         return Teacher(spec, make_agent(spec[len(IMITATE):], seed=seed), imitate=True)
     agent = make_agent(spec, seed=seed)
     if not callable(getattr(agent, "label_values", None)) or not getattr(agent, "at_search_level", True):
-        raise ValueError(f"teacher {spec!r} gives no values of the legal actions: teachers are {ACTUAL}, pimc:…, "
+        raise ValueError(f"teacher {spec!r} gives no values of the legal actions: teachers are {ACTUAL}, {ROLLOUT}, pimc:…, "
                          "search:…, bot:level=master, imitate:SPEC (any agent's own choices), or an agent with a "
                          "label_values(view, legal, margin_coef) method")
     return Teacher(spec, agent)
 
 
-__all__ = ["ACTUAL", "IMITATE", "Teacher", "actual_values", "teacher_for"]
+__all__ = ["ACTUAL", "IMITATE", "ROLLOUT", "Teacher", "actual_values", "teacher_for"]

@@ -8,6 +8,7 @@
     python benchmarks/bench_service.py --bot-only --level master --states 500       # the searching level
     python benchmarks/bench_service.py --bot-only --rules traditional               # states of traditional games
     python benchmarks/bench_service.py --bot-only --level master --worlds 128       # master with another search size
+    python benchmarks/bench_service.py --bot-only --agent search:play=rollout --states 500  # any agent spec, from JSON
 
 Starts ``cuatrola-serve`` in a subprocess (its default limits), waits until ``/v1/health``
 says the search workers are ready, warms up for 2 s, then sends ``POST /v1/act`` requests at
@@ -43,9 +44,10 @@ from collections import Counter
 import httpx
 import numpy as np
 
+from agents import make_agent, seat_view
 from agents.models import ONNX_MODEL
 from cuatrola_env.game import Game
-from cuatrola_serve.bot import seat_state
+from cuatrola_serve.bot import replay_state, seat_state
 
 TIMEOUT = 5.0  #: seconds before a request counts as timed out
 
@@ -159,20 +161,35 @@ def _line(name: str, r: dict) -> str:
            f"max {r['max_ms']:.1f} ms ({answers})"
 
 
+def agent_decider(spec: str):
+    """A decision from a JSON seat state by the agent ``spec`` names: the state replayed through the
+    engine (as the bot does), then the agent asked."""
+    agent = make_agent(spec, seed=0)
+
+    def decide(state: dict) -> int:
+        game, seat = replay_state(state)
+        return agent.act(seat_view(game, seat))
+
+    return decide
+
+
 def bot_only(a, states) -> int:
     from cuatrola_serve.bot import Bot
 
     search = {k: v for k in ("worlds", "candidates", "infer_play") if (v := getattr(a, k)) is not None}
-    bot = Bot.load(a.model, level=a.level, **search)
+    if a.agent:
+        decide, search, a.level = agent_decider(a.agent), {}, a.agent
+    else:
+        decide = Bot.load(a.model, level=a.level, **search).decide
     for s in states[:100]:  # warm-up (and, for master, the solver's compilation)
-        bot.decide(s)
+        decide(s)
     per_run = []
     bidding = np.array([len(s.get("bids", [])) < 4 for s in states])
     for k in range(a.runs):
         t = []
         for s in states:
             t0 = time.perf_counter()
-            bot.decide(s)
+            decide(s)
             t.append(time.perf_counter() - t0)
         t = np.array(t)
         per_run.append((np.median(t) * 1000, np.percentile(t, 99) * 1000, np.median(t[bidding]) * 1000,
@@ -297,6 +314,8 @@ def main(argv=None) -> int:
     p.add_argument("--port", type=int, default=8931)
     p.add_argument("--bot-only", action="store_true", help="time Bot.decide in-process (no HTTP) instead")
     p.add_argument("--level", default="expert", help="with --bot-only: the level timed (master: search)")
+    p.add_argument("--agent", default="", help="with --bot-only: time this agent spec instead of a bot level (a search "
+                   "variant: search:play=rollout,...), from the same JSON states")
     p.add_argument("--states", type=int, default=2000, help="game states in the pool")
     p.add_argument("--worlds", type=int, help="with --bot-only --level master: deals drawn (default: master's)")
     p.add_argument("--candidates", type=int, help="with --bot-only --level master: deals weighed (default: master's)")

@@ -178,9 +178,9 @@ def bot_only(a, states) -> int:
 
     search = {k: v for k in ("worlds", "candidates", "infer_play") if (v := getattr(a, k)) is not None}
     if a.agent:
-        decide, search, a.level = agent_decider(a.agent), {}, a.agent
+        decide, search, name = agent_decider(a.agent), {}, a.agent
     else:
-        decide = Bot.load(a.model, level=a.level, **search).decide
+        decide, name = Bot.load(a.model, level=a.level, **search).decide, f"level {a.level}"
     for s in states[:100]:  # warm-up (and, for master, the solver's compilation)
         decide(s)
     per_run = []
@@ -197,7 +197,7 @@ def bot_only(a, states) -> int:
         print(f"run {k + 1}: {len(states)} states, median {per_run[-1][0]:.3f} ms, p99 {per_run[-1][1]:.3f} ms "
               f"(bids {per_run[-1][2]:.3f} ms, card plays {per_run[-1][3]:.3f} ms)")
     med = [statistics.median(r[i] for r in per_run) for i in range(4)]
-    print(f"median of {a.runs} runs, level {a.level}{search or ''}: decide() median {med[0]:.3f} ms, p99 {med[1]:.3f} ms; "
+    print(f"median of {a.runs} runs, {name}{search or ''}: decide() median {med[0]:.3f} ms, p99 {med[1]:.3f} ms; "
           f"bids {med[2]:.3f} ms, card plays {med[3]:.3f} ms ({bidding.sum()} bid and {(~bidding).sum()} play states)")
     return 0
 

@@ -26,9 +26,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 TICKS = (0.25, 0.5, 1, 2, 4, 8, 16)  #: millions of labels marked on the axis
 
 
-#: what each x axis reads from a point, its label, and whether it is drawn on a log scale
-X_AXES = {"labels": ("labelled decisions (millions, log scale)", True),
-          "hours": ("CPU-hours of training from scratch (2-core x86-64, no GPU)", False)}
+#: what each x axis reads from a point: its label, whether it is drawn on a log scale, the unit a tick counts
+X_AXES = {"labels": ("labelled decisions (millions, log scale)", True, 1e6),
+          "hours": ("CPU-hours of training from scratch (2-core x86-64, no GPU)", False, 1.0)}
 
 
 def read_points(spec: Path, x: str = "labels") -> dict:
@@ -49,8 +49,7 @@ def main(argv=None) -> int:
     p.add_argument("--x", choices=sorted(X_AXES), default="labels", help="the x axis: labels (millions) or hours")
     a = p.parse_args(argv)
     lines = read_points(a.spec, a.x)
-    xlabel, log = X_AXES[a.x]
-    scale = 1e6 if a.x == "labels" else 1.0
+    xlabel, log, scale = X_AXES[a.x]
     opponents = sorted({o for o, _ in lines})
     fig, axes = plt.subplots(1, len(opponents), figsize=(5.5 * len(opponents), 4), squeeze=False)
     for ax, opponent in zip(axes[0], opponents, strict=True):

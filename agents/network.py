@@ -260,16 +260,33 @@ class PolicyValueNet(nn.Module):
         return torch.cat([obs[..., : self.obs_dim], mask.to(obs.dtype)], dim=-1)
 
     def policy(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Logits with illegal actions at a large negative value."""
+        """(N, 24) logits with illegal actions at a large negative value. Each row is run through the
+        one head that plays it (:meth:`head_of_rows`), and only that head: a batch of bids, or of one
+        trick, as searches and rollouts step them, costs one head's pass, however many heads there are."""
         x = self._inputs(obs, mask)
-        logits = self.policy_net(x)
-        if self.early_net is not None or self.late_net is not None:  # a plain network reads no trick
-            trick = obs[..., OFFSETS["trick_leaders"]].sum(-1, keepdim=True) - 1  # the trick in play (-1 while bidding)
-            if self.early_net is not None:
-                logits = torch.where(trick >= -0.5, self.early_net(x), logits)
-            if self.late_net is not None:
-                logits = torch.where(trick >= self.late_from_trick.to(obs.dtype) - 0.5, self.late_net(x), logits)
+        if self.early_net is None and self.late_net is None:  # a plain network reads no trick
+            logits = self.policy_net(x)
+        else:
+            head = self.head_of_rows(obs)
+            logits = x.new_zeros((x.shape[0], NUM_ACTIONS))
+            for k, net in enumerate((self.policy_net, self.early_net, self.late_net)):
+                if net is not None:
+                    rows = torch.nonzero(head == k).squeeze(1)
+                    logits = logits.index_put((rows,), net(x.index_select(0, rows)))
         return torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
+
+    def head_of_rows(self, obs: torch.Tensor) -> torch.Tensor:
+        """(N,) which head plays each row of ``obs`` (N, obs columns): 0 ``policy_net`` (the bids, and
+        the card plays no other head plays), 1 ``early_net`` (the card plays before the late head's
+        trick), 2 ``late_net`` (the card plays from ``late_from_trick`` on). The trick in play is
+        read from the observation's trick leaders (-1 while bidding)."""
+        trick = obs[:, OFFSETS["trick_leaders"]].sum(-1) - 1
+        head = torch.zeros_like(trick, dtype=torch.int64)
+        if self.early_net is not None:
+            head = torch.where(trick >= -0.5, torch.ones_like(head), head)
+        if self.late_net is not None:
+            head = torch.where(trick >= self.late_from_trick.to(obs.dtype) - 0.5, torch.full_like(head, 2), head)
+        return head
 
     def q(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Each action's value in game points (the action-value head; meaningful on legal actions only)."""

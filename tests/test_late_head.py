@@ -207,3 +207,22 @@ def test_a_late_run_moves_only_the_late_head_and_its_export_plays_with_the_gate(
 def test_the_late_options_refuse_what_no_run_can_start_with(flag, value, message, capsys):
     assert train.main(["--algorithm", "distill", flag, value]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("preset", ["online", "traditional"])
+def test_each_row_runs_through_the_one_head_that_plays_it_and_no_other(preset):
+    net = PolicyValueNet(16, 2, late_from_trick=2, early_head=True)
+    seen = {name: [] for name in ("policy_net", "early_net", "late_net")}
+    for name in seen:
+        getattr(net, name).register_forward_hook(lambda _m, args, _out, name=name: seen[name].append(len(args[0])))
+    obs, mask = decisions(preset)
+    trick = torch.from_numpy(trick_number(obs.numpy()))
+    want = {"policy_net": trick < 0, "early_net": (trick >= 0) & (trick < 2), "late_net": trick >= 2}
+    with torch.no_grad():
+        net.policy(obs, mask)
+        assert {k: sum(v) for k, v in seen.items()} == {k: int(rows.sum()) for k, rows in want.items()}
+        for name, rows in want.items():  # a batch of one head's rows (as a search steps them) runs that head alone
+            for v in seen.values():
+                v.clear()
+            net.policy(obs[rows], mask[rows])
+            assert {k: sum(v) for k, v in seen.items() if sum(v)} == {name: int(rows.sum())}

@@ -34,6 +34,7 @@ from cuatrola_env.rules import NUM_ACTIONS
 from cuatrola_env.vector import VectorCuatrola
 
 from .checkpoint import network_spec, read_checkpoint, save_checkpoint
+from .torch_agent import load_network
 
 CARD_FORMAT = "cuatrola-onnx-card"
 CARD_VERSION = 1
@@ -67,8 +68,6 @@ def sample_observations(n: int, rules: str = "online", seed: int = 0) -> tuple[n
 
 def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
     """Write ``out`` (ONNX) and its card (``.json`` beside it); return the card."""
-    from .torch_agent import load_network
-
     ck = read_checkpoint(checkpoint, older=True)
     net = load_network(checkpoint)
     out_path = Path(out)

@@ -257,7 +257,7 @@ class SearchAgent(Agent):
             return int(np.where(view.legal_mask, logits, -np.inf).argmax())
         state = self._worlds(view)
         if mode in ("pimc", "solver"):  # PIMC's card play or bidding, over the inferred deals
-            from .pimc import PIMCAgent
+            from .pimc import PIMCAgent  # the compiled solver (numba, the eval extra): only when it is asked for
 
             pimc, worlds = PIMCAgent(worlds=1), state.hand_lists()
             if mode == "solver":
@@ -281,7 +281,7 @@ class SearchAgent(Agent):
         hand solved under the contract it leads to, the seats after passing), with ``bids="rollout"``
         by the network playing the hand out in every seat (:meth:`action_values`): what the
         contract is worth with the network's own card play. The expert's targets."""
-        from .pimc import PIMCAgent
+        from .pimc import PIMCAgent  # the compiled solver (numba, the eval extra): only when it is asked for
 
         if bids not in BID_VALUATIONS:
             raise ValueError(f"bids must be one of {', '.join(BID_VALUATIONS)}, got {bids!r}")
@@ -354,7 +354,7 @@ class SearchAgent(Agent):
         (greedy, each from its own view: they do not see the other hands) and the rest of the hand is
         solved double-dummy from the next lead. PIMC with its reasoning postponed to the trick's end:
         it no longer supposes that the seats still to play in this trick see every card."""
-        from .pimc import outcome
+        from .pimc import outcome  # the compiled solver (numba, the eval extra): only when it is asked for
         from .solver import Position
 
         k = len(state)
@@ -386,7 +386,7 @@ class SearchAgent(Agent):
     def _rollouts(self, view: SeatView, legal: list[int], state: Positions) -> int:
         values = self._values(view, legal, self.action_values(view, legal, state))
         if self.solver_weight > 0 and view.phase == 0:  # blend in each bid's double-dummy result in the same worlds
-            from .pimc import PIMCAgent
+            from .pimc import PIMCAgent  # the compiled solver (numba, the eval extra): only when it is asked for
 
             solved = self._values(view, legal, PIMCAgent.bid_points(view, legal, state.hand_lists()))
             values = (1 - self.solver_weight) * values + self.solver_weight * solved

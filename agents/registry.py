@@ -129,8 +129,10 @@ def is_plugin(spec) -> bool:
         return isinstance(spec, str) and spec.partition(":")[0] not in AGENTS
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """An agent from its spec; a ``ValueError`` says what is wrong with a bad one."""
+def make_agent(spec: str, seed: int | None = None, **objects) -> Agent:
+    """An agent from its spec; a ``ValueError`` says what is wrong with a bad one. ``objects`` are
+    handed to the agent as they are, beside the spec's options (a ``policy`` for a search to search
+    with: the trainer's student); None values are left out."""
     name, opts = parse_spec(spec)
     if name in PATH_AGENTS:
         agent = AGENTS[name](opts["path"], seed=seed)
@@ -140,7 +142,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     if factory is None:
         raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {', '.join(sorted(AGENTS))}, "
                          "or a plug-in package.module:Class")
-    agent = factory(seed=seed, **_typed(factory, opts, spec))
+    agent = factory(seed=seed, **_typed(factory, opts, spec), **{k: v for k, v in objects.items() if v is not None})
     agent.spec = spec
     return agent
 

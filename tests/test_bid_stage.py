@@ -18,9 +18,11 @@ pytest.importorskip("tensorboard")
 from agents import training as train  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
 from agents.network import NetworkSpec  # noqa: E402
+from agents.search import SearchAgent  # noqa: E402
 from agents.training import distill  # noqa: E402
-from agents.training.config import preset  # noqa: E402
+from agents.training.config import names_something, preset  # noqa: E402
 from agents.training.labels import hand_game  # noqa: E402
+from agents.training.teachers import StudentPolicy  # noqa: E402
 from cuatrola_env.rules import get_rules  # noqa: E402
 
 SPEC16 = NetworkSpec(16, 2, dueling=True, q_head=True, owners=True).to_dict()
@@ -71,3 +73,35 @@ def test_the_bids_experiment_labels_bids_alone_and_keeps_the_expert_heads():
 def test_a_run_that_would_label_nothing_is_refused(flags, message, capsys):
     assert train.main(["--algorithm", "distill", *flags]) == 2
     assert message in capsys.readouterr().err
+
+
+STUDENT_SEARCH = "search:play=policy,bid=rollout,worlds=4,candidates=8,infer_play=0.5,path=student"
+
+
+def test_a_search_teacher_over_the_student_values_bids_by_the_students_own_rollouts():
+    """Expert iteration: ``path=student`` makes the search search with the labeller's own network. The
+    first bid of the first hand (no bid before it, so no inference) is valued exactly as that search
+    over the student values it, and a different student gives it different values."""
+    rules, labels = get_rules("online"), dataclasses.asdict(distill.LabelSpec(teacher=STUDENT_SEARCH, bids="teacher",
+                                                                               from_trick=0, to_trick=0))
+    firsts = []
+    for net_seed in (0, 1):
+        torch.manual_seed(net_seed)
+        net = distill.student(distill.DistillConfig(hidden=16))
+        weights = {k: v.numpy() for k, v in net.state_dict().items()}
+        data = distill.play_and_label(weights, None, SPEC16, "online", PLAY, labels, seed=3, hands=2)
+        assert data["hand"][0] == 0 and data["step"][0] == 0
+        view = hand_game(data, 0, 0, rules).seat_view()
+        search = SearchAgent(seed=4, policy=StudentPolicy(net.eval(), rules), play="policy", bid="rollout", worlds=4,
+                             candidates=8, infer_play=0.5)
+        expected = search.label_values(view, view.legal_actions)
+        got = data["values"][0].astype(np.float32)[view.legal_actions]
+        np.testing.assert_allclose(got, expected, atol=1e-3)
+        firsts.append(got)
+    assert not np.allclose(firsts[0], firsts[1])
+
+
+def test_a_search_over_the_student_names_no_file_a_resumed_run_must_be_told_again():
+    assert not names_something("teacher", STUDENT_SEARCH, "actual")
+    assert names_something("teacher", STUDENT_SEARCH.replace("path=student", "path=model.onnx"), "actual")
+    assert names_something("rival", "search:worlds=4,path=student", "pimc:worlds=4")  # only a teacher has a student

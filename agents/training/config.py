@@ -24,6 +24,7 @@ from cuatrola_env.rules import Rules, get_rules
 from ..checkpoint import CheckpointError, network_spec, read_checkpoint
 from ..network import widen_inputs
 from ..registry import spec_names_outside
+from .teachers import over_student
 
 
 def option(default, help: str):
@@ -139,12 +140,13 @@ SPEC_FIELDS = ("opponent", "teacher", "rival")
 def names_something(field: str, value, default) -> bool:
     """Whether a saved ``value`` of the :data:`NAMED_AGAIN` field ``field`` names something outside the
     code: not empty, not the field's default, and, for an agent spec, one that names a file or a
-    module (a plug-in, ``model:PATH``, a ``path=`` option; ``pimc:worlds=2`` names nothing); for the
-    next stages, one that is not a shipped preset's name (a YAML file)."""
+    module (a plug-in, ``model:PATH``, a ``path=`` option other than a teacher's ``path=student``;
+    ``pimc:worlds=2`` names nothing); for the next stages, one that is not a shipped preset's name (a
+    YAML file)."""
     if value in ("", default):
         return False
     if field in SPEC_FIELDS:
-        return spec_names_outside(value)
+        return spec_names_outside((over_student(value) if field == "teacher" else None) or value)
     if field == "then":
         return not set(stages(value)) <= set(shipped_presets())
     return True

@@ -100,7 +100,7 @@ from .labels import (
 from .report import evaluate_policy, interval, time_left
 from .state import put_back, restore_run, run_state
 from .stopping import stop_signals
-from .teachers import ACTUAL, ROLLOUT, teacher_for
+from .teachers import ACTUAL, ROLLOUT, StudentPolicy, teacher_for
 
 WINDOW_FILE = "data/window.npz"
 SELF, HEURISTIC, PAST, RIVAL = 0, 1, 2, 3  #: who plays the opposing team of a game
@@ -252,7 +252,7 @@ def play_and_label(weights: dict, past: dict | None, spec: dict, rules: str | di
     pos = Positions.random(hands, rules_set, int(rng.integers(2**63)), score=_match_scores(hands, rules_set, rng))
     deal, found, history = pos.hands.copy(), [], HandHistories(hands)  # history: the agents' samplers read it
     rivals = {HEURISTIC: HeuristicAgent(), RIVAL: make_agent(play.rival, seed=seed)}
-    teacher = teacher_for(how.teacher, seed=seed + 1)
+    teacher = teacher_for(how.teacher, seed=seed + 1, student=StudentPolicy(nets[SELF], rules_set))
     for t in range(MAX_DECISIONS):
         live = np.flatnonzero(~pos.done)
         if not live.size:

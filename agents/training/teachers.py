@@ -11,6 +11,9 @@ A teacher is named in a run's config (``teacher: pimc:worlds=32``) with the spec
 - ``search:…`` and ``bot:level=master``: the search's values over the deals it draws as the
   bids and plays make likely, a bid valued as the search bids (by the network's rollouts for
   ``bid=rollout``, as level master does) (:meth:`agents.search.SearchAgent.label_values`);
+- ``search:…,path=student``: that search over the *student's own* network as it stands at the start
+  of each iteration (its inference and its rollouts), not over a file: expert iteration, where
+  each round's student powers the next round's teacher, and a recipe names no model outside it;
 - ``rollout``: the student itself playing the actual deal out after each legal action, greedily, in
   every seat and from each seat's own view (no seat reads another's cards, as at a real table): each
   label is what the action is worth with the network's own play, and over many deals the values
@@ -28,15 +31,45 @@ here. :func:`teacher_for` makes the teacher of a spec; :meth:`Teacher.values` la
 from __future__ import annotations
 
 import numpy as np
+import torch
 
-from cuatrola_env.rules import NUM_ACTIONS
+from cuatrola_env.observation import OBS_DIM
+from cuatrola_env.rules import NUM_ACTIONS, Rules
 
 from ..pimc import PIMCAgent
-from ..registry import make_agent
+from ..registry import make_agent, parse_spec
 
 ACTUAL = "actual"  #: the teacher that values each action on the actual deal
 ROLLOUT = "rollout"  #: the teacher that values each action by the student's own play of the actual deal
 IMITATE = "imitate:"  #: the prefix of a teacher that values the agent's own choice 1, the rest 0
+STUDENT = "student"  #: ``path=student``: a search teacher searches with the student's own network
+
+
+class StudentPolicy:
+    """The student network as a search's policy: what :class:`~agents.policy.OnnxPolicy` gives a
+    search (``rules``, ``obs_dim``, ``logits``), run by PyTorch in the labeller's process."""
+
+    def __init__(self, net: torch.nn.Module, rules: Rules):
+        self.net, self.rules, self.obs_dim = net, rules, OBS_DIM
+
+    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The student's policy logits of a batch, as the exported graph gives them."""
+        o = torch.from_numpy(np.ascontiguousarray(obs, np.float32).reshape(-1, OBS_DIM))
+        m = torch.from_numpy(np.ascontiguousarray(mask, bool).reshape(-1, NUM_ACTIONS))
+        with torch.no_grad():
+            return self.net.policy(o, m).numpy()
+
+
+def over_student(spec: str) -> str | None:
+    """The search spec ``spec`` names without its ``path=student`` when it searches with the
+    student's network; None for any other spec."""
+    try:
+        name, opts = parse_spec(spec)
+    except ValueError:
+        return None
+    if name != "search" or opts.get("path") != STUDENT:
+        return None
+    return "search:" + ",".join(f"{k}={v}" for k, v in opts.items() if k != "path")
 
 
 def actual_values(view, world: list[int], margin_coef: float = 0.0) -> np.ndarray:
@@ -80,10 +113,15 @@ class Teacher:
         return out
 
 
-def teacher_for(spec: str, seed: int | None = None) -> Teacher:
-    """The teacher ``spec`` names; a ``ValueError`` says why a spec cannot teach."""
+def teacher_for(spec: str, seed: int | None = None, student: StudentPolicy | None = None) -> Teacher:
+    """The teacher ``spec`` names; a ``ValueError`` says why a spec cannot teach. A search over the
+    student (``path=student``) searches with ``student``; without one (a config being checked, no
+    network yet) with the shipped models, so that its options are checked all the same."""
     if spec in (ACTUAL, ROLLOUT):
         return Teacher(spec)
+    searched = over_student(spec)
+    if searched is not None:
+        return Teacher(spec, make_agent(searched, seed=seed, policy=student))
     if spec.startswith(IMITATE):
         return Teacher(spec, make_agent(spec[len(IMITATE):], seed=seed), imitate=True)
     agent = make_agent(spec, seed=seed)
@@ -94,4 +132,5 @@ def teacher_for(spec: str, seed: int | None = None) -> Teacher:
     return Teacher(spec, agent)
 
 
-__all__ = ["ACTUAL", "IMITATE", "ROLLOUT", "Teacher", "actual_values", "teacher_for"]
+__all__ = ["ACTUAL", "IMITATE", "ROLLOUT", "STUDENT", "StudentPolicy", "Teacher", "actual_values", "over_student",
+           "teacher_for"]

@@ -20,6 +20,7 @@ import importlib.util
 import multiprocessing
 import os
 import secrets
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -41,6 +42,8 @@ class ClusterError(RuntimeError):
     """The Ray cluster at an address could not be joined; the message (one line) says why and the fix."""
 
 
+#: the signals whose handlers a run sets (a stop request, :mod:`agents.training.stopping`) and Ray must not replace
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: how a process gets the token a cluster requires
 TOKEN_FIX = "To present the cluster's token: RAY_AUTH_TOKEN=$(ray get-auth-token) (run on the head) and RAY_AUTH_MODE=token"
 #: where Ray looks for a cluster's token when no RAY_AUTH_TOKEN is set
@@ -57,11 +60,15 @@ def start_ray(workers: int, address: str | None = None) -> bool:
     if ray.is_initialized():
         return False
     env = {"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}}
+    handlers = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
     if address:
         join_cluster(ray, address, env)
     else:
         require_local_token()
         ray.init(address="local", num_cpus=workers, include_dashboard=False, runtime_env=env, log_to_driver=False)
+    for sig, handler in handlers.items():  # Ray's core takes SIGTERM over (it ends the process at once): give it back
+        if handler is not None:
+            signal.signal(sig, handler)
     return True
 
 

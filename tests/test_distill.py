@@ -6,6 +6,8 @@ the latest hands, and a tiny run goes end to end and resumes exactly."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import signal
 
 import numpy as np
 import pytest
@@ -19,12 +21,14 @@ from agents import training as train  # noqa: E402
 from agents.base import seat_view  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
 from agents.network import NetworkSpec  # noqa: E402
+from agents.parallel import Runner  # noqa: E402
 from agents.pimc import PIMCAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.training import distill  # noqa: E402
 from agents.training.config import preset  # noqa: E402
 from agents.training.labels import card_owners, hand_game, replay_decisions  # noqa: E402
 from agents.training.report import duration  # noqa: E402
+from agents.training.stopping import stop_signals  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.observation import OBS_DIM  # noqa: E402
 from cuatrola_env.positions import Positions  # noqa: E402
@@ -419,3 +423,18 @@ def test_a_recipe_stopped_in_its_first_stage_and_resumed_goes_on_into_the_next_b
     a, b = ends
     assert a["config"]["algorithm"] == "ppo" and a["config"]["recipe"] == b["config"]["recipe"] == "tiny_recipe"
     assert a["step"] == b["step"] > 0 and all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
+
+
+def test_sigterm_stays_a_stop_request_once_ray_has_started():
+    """Ray's core sets its own SIGTERM handler as it starts (it ends the process at once, without the
+    checkpoint a stopped run writes): the run's handler, set before Ray starts, must still be the one."""
+    ray = pytest.importorskip("ray")
+    ray.shutdown()  # a fresh start, as a run's first labelling starts it
+    try:
+        with stop_signals() as stop, Runner(workers=2) as runner:
+            runner._ray()
+            assert ray.is_initialized()
+            os.kill(os.getpid(), signal.SIGTERM)
+            assert stop["now"]
+    finally:
+        ray.shutdown()

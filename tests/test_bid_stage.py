@@ -66,6 +66,13 @@ def test_the_bids_experiment_labels_bids_alone_and_keeps_the_expert_heads():
     assert cfg["early_head"] and cfg["late_from_trick"] == 1 and cfg["late_hidden"] == 512
 
 
+def test_the_search_bids_experiment_labels_bids_alone_by_the_search_and_is_a_valid_run():
+    cfg = preset(str(Path(__file__).parents[1] / "experiments" / "search_bids.yaml"))
+    assert cfg["to_trick"] == 0 and cfg["bids"] == "teacher" and cfg["teacher"].startswith("search:")
+    assert "bid=rollout" in cfg["teacher"] and cfg["policy_target"] == "labels"
+    distill.check(distill.DistillConfig(**{k: v for k, v in cfg.items() if k not in ("extends",)}))
+
+
 @pytest.mark.parametrize(("flags", "message"), [
     (["--to-trick", "0", "--bids", "none"], "to_trick 0 labels no card play, and bids 'none' no bid"),
     (["--from-trick", "2", "--to-trick", "1"], "to_trick must be 0 (no card play) or a trick after from_trick"),

@@ -7,6 +7,8 @@ import contextlib
 import signal
 import sys
 
+from ..parallel import STOP_SIGNALS
+
 
 @contextlib.contextmanager
 def stop_signals():
@@ -22,7 +24,7 @@ def stop_signals():
         print(f"\n{signal.Signals(signum).name}: stopping at the next safe point and writing the checkpoint "
               "(Ctrl-C again to stop at once, without one)", file=sys.stderr, flush=True)
 
-    old = {sig: signal.signal(sig, ask) for sig in (signal.SIGINT, signal.SIGTERM)}
+    old = {sig: signal.signal(sig, ask) for sig in STOP_SIGNALS}
     try:
         yield stop
     finally:

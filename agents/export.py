@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import io
 import json
 import sys
 import warnings
@@ -51,6 +52,27 @@ class _Policy(torch.nn.Module):
         return self.net.policy(observation, action_mask)
 
 
+def onnx_graph(net) -> bytes:
+    """The policy of ``net`` (a :class:`~agents.network.PolicyValueNet`) as an ONNX graph: inputs
+    ``observation`` (N, OBS_DIM) float32 and ``action_mask`` (N, 24) bool, output ``logits``. The
+    network is left in the mode it was in."""
+    training = net.training
+    model = _Policy(net).eval()
+    example = (torch.zeros(2, OBS_DIM), torch.ones(2, NUM_ACTIONS, dtype=torch.bool))
+    buffer = io.BytesIO()
+    try:
+        with warnings.catch_warnings():  # TorchScript exporter: plain MLPs need no newer
+            warnings.simplefilter("ignore", DeprecationWarning)
+            torch.onnx.export(
+                model, example, buffer, input_names=["observation", "action_mask"], output_names=["logits"],
+                dynamic_axes={"observation": {0: "N"}, "action_mask": {0: "N"}, "logits": {0: "N"}},
+                opset_version=17, dynamo=False,
+            )
+    finally:
+        net.train(training)
+    return buffer.getvalue()
+
+
 def sample_observations(n: int, rules: str = "online", seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """``n`` (observation, legal mask) pairs from real games played at random."""
     env = VectorCuatrola(num_envs=min(n, 1024), rules=rules, seed=seed)
@@ -71,16 +93,9 @@ def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
     ck = read_checkpoint(checkpoint, older=True)
     net = load_network(checkpoint)
     out_path = Path(out)
-    model = _Policy(net).eval()
     obs_dim = OBS_DIM  # the graph takes today's observation whole; a network of an earlier version reads its leading columns
-    example = (torch.zeros(2, obs_dim), torch.ones(2, NUM_ACTIONS, dtype=torch.bool))
-    with warnings.catch_warnings(), atomic_open(out_path, "wb") as f:  # TorchScript exporter: plain MLPs need no newer
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(
-            model, example, f, input_names=["observation", "action_mask"], output_names=["logits"],
-            dynamic_axes={"observation": {0: "N"}, "action_mask": {0: "N"}, "logits": {0: "N"}},
-            opset_version=17, dynamo=False,
-        )
+    with atomic_open(out_path, "wb") as f:
+        f.write(onnx_graph(net))
     cfg = ck.get("config", {})
     card = {
         "format": CARD_FORMAT,

@@ -9,7 +9,8 @@ The positions are the decisions with more than one legal action of hands played 
 network (bids and card play mixed as such play mixes them). Each figure is the median of ``--runs``
 passes over the positions, after one untimed pass that compiles the solver. One line a teacher:
 ``TEACHER N/s``. A search over the student (``path=student``) searches with the network of
-``--student`` (a checkpoint; level expert's by default), run by PyTorch as the trainer runs it.
+``--student`` (a checkpoint; level expert's by default), run as the trainer runs it: its exported
+graph in onnxruntime, or PyTorch's pass with ``--student-torch``.
 """
 
 from __future__ import annotations
@@ -74,11 +75,13 @@ def main(argv=None) -> int:
     p.add_argument("--phase", choices=PHASES, default="all", help="time the bids, the card plays, or both as play mixes them")
     p.add_argument("--student", default=str(EXPERT_MODELS["online"].with_suffix(".pt")),
                    help="checkpoint of the network a path=student teacher searches with")
+    p.add_argument("--student-torch", action="store_true",
+                   help="run the student by PyTorch's pass, not its exported graph in onnxruntime")
     a = p.parse_args(argv)
     torch.set_num_threads(1)
     items = [(v, w) for v, w in positions(a.positions * (4 if a.phase == "bids" else 1), a.rules, a.seed)
              if v.phase in PHASES[a.phase]][: a.positions]
-    student = StudentPolicy(load_network(a.student).eval(), get_rules(a.rules))
+    student = StudentPolicy(load_network(a.student).eval(), get_rules(a.rules), use_onnx=not a.student_torch)
     bids = sum(v.phase == 0 for v, _ in items)
     print(f"{len(items)} positions ({bids} bids, {len(items) - bids} card plays), rules {a.rules}, {a.runs} runs each")
     for spec in a.teachers:

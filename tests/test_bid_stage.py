@@ -17,6 +17,7 @@ pytest.importorskip("tensorboard")
 
 from agents import training as train  # noqa: E402
 from agents.checkpoint import read_checkpoint  # noqa: E402
+from agents.export import sample_observations  # noqa: E402
 from agents.network import NetworkSpec  # noqa: E402
 from agents.search import SearchAgent  # noqa: E402
 from agents.training import distill  # noqa: E402
@@ -66,10 +67,13 @@ def test_the_bids_experiment_labels_bids_alone_and_keeps_the_expert_heads():
     assert cfg["early_head"] and cfg["late_from_trick"] == 1 and cfg["late_hidden"] == 512
 
 
-def test_the_search_bids_experiment_labels_bids_alone_by_the_search_and_is_a_valid_run():
-    cfg = preset(str(Path(__file__).parents[1] / "experiments" / "search_bids.yaml"))
+def test_the_expert_recipe_ends_with_the_bids_taught_by_the_search_over_the_student():
+    """The expert recipe's last stage labels the bids alone, by the rollout-bidding search over the
+    student's own network: it names no model file, so the recipe needs nothing outside the repository."""
+    assert preset("expert")["then"].split(",")[-1] == "search_bids"
+    cfg = preset("search_bids")
     assert cfg["to_trick"] == 0 and cfg["bids"] == "teacher" and cfg["teacher"].startswith("search:")
-    assert "bid=rollout" in cfg["teacher"] and cfg["policy_target"] == "labels"
+    assert "bid=rollout" in cfg["teacher"] and "path=student" in cfg["teacher"] and cfg["policy_target"] == "labels"
     distill.check(distill.DistillConfig(**{k: v for k, v in cfg.items() if k not in ("extends",)}))
 
 
@@ -112,3 +116,17 @@ def test_a_search_over_the_student_names_no_file_a_resumed_run_must_be_told_agai
     assert not names_something("teacher", STUDENT_SEARCH, "actual")
     assert names_something("teacher", STUDENT_SEARCH.replace("path=student", "path=model.onnx"), "actual")
     assert names_something("rival", "search:worlds=4,path=student", "pimc:worlds=4")  # only a teacher has a student
+
+
+def test_the_student_runs_as_its_exported_graph_and_gives_pytorchs_logits():
+    """A search over the student runs the network's exported graph in onnxruntime (faster on a
+    search's small batches); its logits are PyTorch's, and the network keeps its mode."""
+    pytest.importorskip("onnxruntime")
+    torch.manual_seed(0)
+    net = distill.student(distill.DistillConfig(hidden=16)).train()
+    obs, mask = sample_observations(64, seed=2)
+    graph, plain = StudentPolicy(net, get_rules("online")), StudentPolicy(net, get_rules("online"), use_onnx=False)
+    got = graph.logits(obs, mask)
+    assert graph.session is not None and plain.session is None and net.training
+    np.testing.assert_allclose(got[mask], plain.logits(obs, mask)[mask], atol=1e-4)
+    assert np.isneginf(got[~mask]).all() or (got[~mask] < -1e8).all()

@@ -438,12 +438,12 @@ def test_each_stage_says_where_it_stands_in_its_recipe():
     from agents.training.report import duration
 
     first, _, _ = train.parse_config(["--config", "expert"])
-    second, _, _ = train.parse_config(["--config", "finetune", "--recipe", "expert", "--then", "late,early"])
-    later = sum(preset(stage)["minutes"] for stage in ("finetune", "late", "early"))
-    assert stage_of(first) == f" (stage 1 of 4 of recipe expert; the stages after it about {duration(60 * later)} on 2 cores)"
-    assert stage_of(second).startswith(" (stage 2 of 4 of recipe expert; the stages after it about ")
-    last, _, _ = train.parse_config(["--config", "early", "--recipe", "expert", "--then", ""])
-    assert stage_of(last) == " (stage 4 of 4 of recipe expert)"
+    second, _, _ = train.parse_config(["--config", "finetune", "--recipe", "expert", "--then", "late,early,search_bids"])
+    later = sum(preset(stage)["minutes"] for stage in ("finetune", "late", "early", "search_bids"))
+    assert stage_of(first) == f" (stage 1 of 5 of recipe expert; the stages after it about {duration(60 * later)} on 2 cores)"
+    assert stage_of(second).startswith(" (stage 2 of 5 of recipe expert; the stages after it about ")
+    last, _, _ = train.parse_config(["--config", "search_bids", "--recipe", "expert", "--then", ""])
+    assert stage_of(last) == " (stage 5 of 5 of recipe expert)"
 
 
 def test_a_later_stage_whose_preset_gives_no_time_leaves_the_recipes_time_unknown(tmp_path):
@@ -487,4 +487,5 @@ def test_the_default_recipes_models_name_their_recipe_and_it_is_a_shipped_preset
         assert (ROOT / "configs" / f"{recipe}.yaml").is_file() and cfg.recipe == recipe
         assert all((ROOT / "configs" / f"{stage}.yaml").is_file() for stage in stages(cfg.then)), cfg.then
     expert, _, _ = train.parse_config(["--config", "expert"])
-    assert stages(expert.then) == ["finetune", "late", "early"] and not expert.init, "the expert recipe starts from scratch"
+    assert stages(expert.then) == ["finetune", "late", "early", "search_bids"], expert.then
+    assert not expert.init, "the expert recipe starts from scratch"

@@ -42,6 +42,7 @@ from cuatrola_env.rules import CONTRACT_NAMES, get_rules
 from .base import Agent, seat_view
 from .ladder import ladder_main
 from .parallel import BACKENDS, ClusterError, Runner, WorkerError
+from .policy import policy_for
 from .registry import make_agent
 from .results import CHEATER, compare_main, gap_share, mean_ci, pool_main
 
@@ -213,7 +214,19 @@ def evaluate_pair(a: Side, b: Side, rules, deals, matches: int, seed: int, progr
         part = _merge(runner.map(_play_part_task, tasks, progress, [len(t[4]) + len(t[5]) for t in tasks]))
         if part.deals != list(range(n)) or part.matches != list(range(matches)):
             raise RuntimeError("the workers' results do not cover every deal and match once")  # never silently
-    return summarize(a.spec, b.spec, part)
+    return {**summarize(a.spec, b.spec, part), "models": {"a": models_played(a, rules), "b": models_played(b, rules)}}
+
+
+def models_played(side: Side, rules) -> list[str]:
+    """The SHA-256 (its card's) of the model file each of the side's two agents plays under ``rules``,
+    or ``""`` for an agent that plays no model file: a result then names a model by its bytes, and
+    the same model read from two paths pairs and pools as one player (:mod:`agents.results`)."""
+    digests = []
+    for agent in side.agents:
+        policies = getattr(agent, "level_policies", None) or getattr(agent, "policies", None)
+        card = getattr(policy_for(policies, rules), "card", None) if policies else None
+        digests.append(card.get("sha256", "") if isinstance(card, dict) else "")
+    return digests
 
 
 def summarize(a_spec: str, b_spec: str, part: Part) -> dict:

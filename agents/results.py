@@ -61,6 +61,28 @@ def gap_share(player: np.ndarray, ceiling: np.ndarray, resamples: int = 2000, se
             "player": mean_ci(player), "ceiling": mean_ci(ceiling)}
 
 
+def without_paths(spec: str) -> str:
+    """``spec`` without its ``path=`` options (``bot:path=m.onnx,level=expert`` -> ``bot:level=expert``)."""
+    parts = []
+    for part in spec.split("+"):
+        name, _, opts = part.partition(":")
+        kept = [o for o in opts.split(",") if o and not o.startswith("path=")]
+        parts.append(f"{name}:{','.join(kept)}" if kept else name)
+    return "+".join(parts)
+
+
+def same_player(p: dict, side: str, q: dict, q_side: str) -> bool:
+    """Whether side ``side`` of pairing ``p`` and side ``q_side`` of pairing ``q`` are one player:
+    the same spec; or, where both files record the models played (their SHA-256, written since
+    results name models by their bytes), the same models and the same spec but for the paths they
+    were read from (the shipped model and a copy of it at another path are one player)."""
+    if p[side] == q[q_side]:
+        return True
+    models_p, models_q = (x.get("models", {}).get(s) for x, s in ((p, side), (q, q_side)))
+    return (bool(models_p) and all(models_p) and models_p == models_q
+            and without_paths(p[side]) == without_paths(q[q_side]))
+
+
 def pool_pairings(results: list[dict]) -> dict:
     """One pairing from several evaluations of the same two sides on different seeds (runs
     split over machines or processes): deals and matches concatenated, intervals recomputed.
@@ -68,7 +90,7 @@ def pool_pairings(results: list[dict]) -> dict:
     if not results:
         raise ValueError("nothing to pool")
     a, b = results[0]["a"], results[0]["b"]
-    if any((r["a"], r["b"]) != (a, b) for r in results):
+    if not all(same_player(r, "a", results[0], "a") and same_player(r, "b", results[0], "b") for r in results):
         raise ValueError(f"every result must be {a} vs {b}, got {sorted({(r['a'], r['b']) for r in results})}")
     wins = np.array([w for r in results for w in (r.get("match_wins") or [])]).reshape(-1, 2)
     per_deal = [r.get("deal_game_points") for r in results if r["deals"]]  # matches-only runs have no deals
@@ -112,8 +134,10 @@ def paired_difference(*pairs: tuple[dict, dict]) -> dict:
     the same two players and opponent throughout). A figure is None when no pair played it."""
     first_a, first_b = pairs[0][0]["pairings"][0], pairs[0][1]["pairings"][0]
     for a, b in pairs:
-        names = (a["pairings"][0]["a"], b["pairings"][0]["a"], a["pairings"][0]["b"])
-        if names != (first_a["a"], first_b["a"], first_a["b"]) or b["pairings"][0]["b"] != first_a["b"]:
+        pa, pb = a["pairings"][0], b["pairings"][0]
+        names = (pa["a"], pb["a"])
+        if not (same_player(pa, "a", first_a, "a") and same_player(pb, "a", first_b, "a")
+                and same_player(pa, "b", first_a, "b") and same_player(pb, "b", first_a, "b")):
             raise ValueError(f"every pair must compare {first_a['a']} with {first_b['a']} against {first_a['b']}, got "
                              f"{names[:2]} against {a['pairings'][0]['b']} and {b['pairings'][0]['b']}")
         if a["seed"] != b["seed"]:  # neither deals nor matches pair across seeds
@@ -199,6 +223,14 @@ def check_run(run, f: Path) -> dict:
         for side in ("a", "b"):
             _field(f, f"{where}.illegal_actions.{side}", pairing["illegal_actions"].get(side), int, 0)
         _numbers(f, f"{where}.match_wins", pairing["match_wins"], matches, 2, 0.0, 1.0)
+        if "models" in pairing:
+            _field(f, f"{where}.models", pairing["models"], dict)
+            for side in ("a", "b"):
+                _field(f, f"{where}.models.{side}", pairing["models"].get(side), list)
+                for k, digest in enumerate(pairing["models"][side]):
+                    if not isinstance(digest, str) or len(digest) not in (0, 64):
+                        raise ResultFileError(f"{f}: field {where}.models.{side}[{k}] must be a SHA-256 in hex or "
+                                              f"empty, got {brief(digest, 70)}")
         if "deal_game_points" in pairing:
             _numbers(f, f"{where}.deal_game_points", pairing["deal_game_points"], deals, None, -MAX_HAND_POINTS,
                      MAX_HAND_POINTS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -206,6 +207,8 @@ BAD_RESULTS = {
     "a game-points figure no deal can score": (lambda r: r["pairings"][0]["deal_game_points"].__setitem__(3, 50.0),
                                                "deal_game_points[3]"),
     "a count of another type": (lambda r: r["pairings"][0].update(decisions="many"), "decisions must be int"),
+    "a model digest that is not one": (lambda r: r["pairings"][0].update(models={"a": ["abc", ""], "b": ["", ""]}),
+                                       "models.a[0] must be a SHA-256"),
 }
 
 
@@ -258,3 +261,30 @@ def test_two_versions_of_one_spec_on_the_same_deals_compare(two_runs, tmp_path, 
     newer = _edited(two_runs, tmp_path, other_version, "s1")
     assert evaluate.main(["compare", newer, str(two_runs["s1"])]) == 0
     assert "heuristic minus heuristic against random" in capsys.readouterr().out
+
+
+def test_one_model_read_from_two_paths_pools_as_one_player_and_another_model_does_not(tmp_path, capsys):
+    """A result records the SHA-256 of the model each side plays: the shipped expert named by its
+    level and a copy of it at another path pool as one player; another model under a like spec does not."""
+    import shutil
+
+    from agents.models import EXPERT_MODELS, ONNX_MODEL
+
+    shipped = EXPERT_MODELS["online"]
+    for suffix in (".onnx", ".json"):
+        shutil.copy(shipped.with_suffix(suffix), tmp_path / f"copy{suffix}")
+    base = tmp_path / "base"
+    base.mkdir()
+    for suffix in (".onnx", ".json"):
+        shutil.copy(ONNX_MODEL.with_suffix(suffix), base / f"copy{suffix}")
+    files = {}
+    for name, spec, seed in (("level", "bot:level=expert", 1), ("copy", f"bot:path={tmp_path / 'copy.onnx'},level=expert", 2),
+                             ("other", f"bot:path={base / 'copy.onnx'},level=expert", 3)):
+        files[name] = str(tmp_path / f"{name}.json")
+        assert evaluate.main([spec, "random", "--deals", "6", "--matches", "0", "--seed", str(seed), "--json", files[name],
+                              "--no-progress"]) == 0
+    models = [json.loads(Path(files[k]).read_text())["pairings"][0]["models"] for k in ("level", "copy", "other")]
+    assert models[0] == models[1] != models[2] and models[0]["b"] == ["", ""] and len(models[0]["a"][0]) == 64
+    assert evaluate.main(["pool", files["level"], files["copy"]]) == 0
+    assert evaluate.main(["pool", files["level"], files["other"]]) == 2
+    assert "every result must be" in capsys.readouterr().err

@@ -57,8 +57,9 @@ class StudentPolicy:
     search (``rules``, ``obs_dim``, ``logits``), in the labeller's process. The network must not
     change while the policy is used. With onnxruntime installed, the network's exported graph
     (:func:`~agents.export.onnx_graph`, made at the first call) runs it, as a shipped model runs: on
-    the small batches of a search's rollouts that is four to six times faster than PyTorch's pass
-    (``benchmarks/bench_labels.py --phase bids --student``); without it, PyTorch runs it."""
+    the small batches of a search's rollouts a pass is several times faster than PyTorch's, and the
+    search's labels about a quarter faster (``benchmarks/bench_labels.py --phase bids
+    --student-torch``); without it, PyTorch runs it."""
 
     def __init__(self, net: torch.nn.Module, rules: Rules, use_onnx: bool = True):
         self.net, self.rules, self.obs_dim = net, rules, OBS_DIM

@@ -49,7 +49,10 @@ network, so bids are valued against the opponent's own play; exploitation, not g
 (default 0; 1, with ``play=pimc``: in each drawn deal the seats after the agent finish the trick in play as
 the network plays them, each from its own view, and only then is the rest of the hand solved double-dummy:
 PIMC's reasoning postponed to the trick's end, so it no longer supposes that those seats see every card,
-:meth:`SearchAgent.postponed_values`). Uses numpy
+:meth:`SearchAgent.postponed_values`), ``label`` (default ``points``: as a teacher, a bid's label is its
+rollouts' mean game points; ``match``, with ``bid=rollout``: the chance of winning the match it leads
+to, as the search bids by it, in game points at the score's rate, :meth:`SearchAgent.match_bid_values`).
+Uses numpy
 and onnxruntime only (plus numba with ``play=pimc``).
 """
 
@@ -187,6 +190,9 @@ class SearchOptions:
     infer_partner: float = _option(1.0, "factor on the weight of the partner's evidence", lambda v: v >= 0, "at least 0")
     postpone: int = _option(0, "with play=pimc, 1: the network plays the rest of the trick before the solver",
                             lambda v: v in (0, 1), "0 or 1")
+    label: str = _option("points", "as a teacher, with bid=rollout: a bid's label in game points, or (match) its "
+                         "chance of the match in game points at the score's rate", lambda v: v in ("points", "match"),
+                         "points or match")
 
     def __post_init__(self):
         for f in dataclasses.fields(self):
@@ -234,6 +240,7 @@ class SearchAgent(Agent):
         self.opponent = model
         self.exploit = bool(opts.exploit)  # the other team's seats in the rollouts play as the opponent model
         self.postpone = bool(opts.postpone)  # the rest of the trick played by the network, then solved
+        self.label = opts.label  # a teacher's bid labels: game points, or the match's chance at the score's rate
 
     # ------------------------------------------------------------------ network
     def _logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -296,7 +303,19 @@ class SearchAgent(Agent):
         """(len(legal),) the values this search gives as a teacher, :meth:`solved_values` with each bid
         valued as the search itself values bids: by the network's rollouts when it bids by rollouts
         (``bid=rollout``, level master), as PIMC does otherwise."""
+        if view.phase == 0 and self.bid == "rollout" and self.label == "match":
+            return self.match_bid_values(view, legal)
         return self.solved_values(view, legal, margin_coef, "rollout" if self.bid == "rollout" else "solver")
+
+    def match_bid_values(self, view: SeatView, legal: list[int]) -> np.ndarray:
+        """(len(legal),) each bid's chance of winning the match, the mean over the drawn worlds of the
+        network's rollouts valued as the search bids by them (:meth:`_values`), in game points at the
+        score's rate: ``(chance - the chance now) / (the chance one game point is worth now)``. At
+        0-0 a small stake's label is about its game points; a win that would win the match whatever
+        its size is worth no more than the smallest win."""
+        chance = self._values(view, legal, self.action_values(view, legal, self._worlds(view))).mean(1)
+        now, one_up, one_down = self._utility(view, np.array([0, 1, -1]))
+        return (chance - now) / max((one_up - one_down) / 2, 1e-3)
 
     def _worlds(self, view: SeatView) -> Positions:
         """The drawn worlds, replayed to the present: a batched state of ``worlds`` games."""

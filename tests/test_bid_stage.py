@@ -67,6 +67,15 @@ def test_the_bids_experiment_labels_bids_alone_and_keeps_the_expert_heads():
     assert cfg["early_head"] and cfg["late_from_trick"] == 1 and cfg["late_hidden"] == 512
 
 
+def test_the_match_labels_experiment_is_the_recipes_bid_stage_but_for_its_labels():
+    cfg = preset(str(Path(__file__).parents[1] / "experiments" / "search_bids_match.yaml"))
+    stage = preset("search_bids")
+    assert cfg["teacher"] == stage["teacher"].replace(",path=student", ",label=match,path=student")
+    assert {k: v for k, v in cfg.items() if k not in ("teacher", "exp_name")} == \
+        {k: v for k, v in stage.items() if k not in ("teacher", "exp_name")}
+    distill.check(distill.DistillConfig(**cfg))
+
+
 def test_the_expert_recipe_ends_with_the_bids_taught_by_the_search_over_the_student():
     """The expert recipe's last stage labels the bids alone, by the rollout-bidding search over the
     student's own network: it names no model file, so the recipe needs nothing outside the repository."""
@@ -130,3 +139,39 @@ def test_the_student_runs_as_its_exported_graph_and_gives_pytorchs_logits():
     assert graph.session is not None and plain.session is None and net.training
     np.testing.assert_allclose(got[mask], plain.logits(obs, mask)[mask], atol=1e-4)
     assert np.isneginf(got[~mask]).all() or (got[~mask] < -1e8).all()
+
+
+def _first_bid(score: list[int]):
+    """The first bid with a choice of a hand dealt at random, at ``score`` from the bidder's team's side."""
+    from cuatrola_env.game import Game
+
+    for seed in range(50):
+        game = Game("online", mode="match", seed=seed)
+        seat = game.seat_view().seat
+        game.reset(seed=seed, score=score if seat % 2 == 0 else score[::-1])
+        view = game.seat_view()
+        if view.seat == seat and len(view.legal_actions) > 1:
+            return view
+    raise AssertionError("no first bid with a choice in 50 deals")
+
+
+def test_match_labels_are_the_searchs_match_chances_at_the_scores_rate():
+    """``label=match`` (rule: a match is won by the first team to reach the target, 11 online): a
+    bid's label is its chance of winning the match, as the search values its rollouts, in game points
+    at the score's rate. At 0-0 the labels rank the bids as that chance does; at 10-0, one point from
+    the target, any won hand wins the match, so no bid is worth more than the smallest win."""
+    torch.manual_seed(0)
+    net = distill.student(distill.DistillConfig(hidden=16)).eval()
+    rules = get_rules("online")
+    options = dict(play="policy", bid="rollout", worlds=8, candidates=8, infer=0.0)
+    for score in ([0, 0], [10, 0]):
+        view = _first_bid(score)
+        legal = view.legal_actions
+        labels = SearchAgent(seed=4, policy=StudentPolicy(net, rules), label="match", **options).label_values(view, legal)
+        search = SearchAgent(seed=4, policy=StudentPolicy(net, rules), **options)
+        chance = search._values(view, legal, search.action_values(view, legal, search._worlds(view))).mean(1)
+        assert np.array_equal(np.argsort(labels, kind="stable"), np.argsort(chance, kind="stable"))
+        now, up, down = search._utility(view, np.array([0, 1, -1]))
+        np.testing.assert_allclose(labels, (chance - now) / ((up - down) / 2), rtol=1e-6)
+        if score == [10, 0]:
+            assert labels.max() <= (up - now) / ((up - down) / 2) + 1e-9

@@ -30,6 +30,8 @@ here. :func:`teacher_for` makes the teacher of a spec; :meth:`Teacher.values` la
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import torch
 
@@ -41,10 +43,11 @@ from ..pimc import PIMCAgent
 from ..policy import capped_session_options
 from ..registry import make_agent, parse_spec
 
-try:  # the export and serve extras: with onnxruntime the student's graph runs there (below)
+try:  # the export extra: with onnxruntime, and onnx for torch's exporter, the student's graph runs there (below)
     import onnxruntime
 except ImportError:  # the train extra alone: PyTorch runs it
     onnxruntime = None
+EXPORTABLE = onnxruntime is not None and importlib.util.find_spec("onnx") is not None
 
 ACTUAL = "actual"  #: the teacher that values each action on the actual deal
 ROLLOUT = "rollout"  #: the teacher that values each action by the student's own play of the actual deal
@@ -55,7 +58,7 @@ STUDENT = "student"  #: ``path=student``: a search teacher searches with the stu
 class StudentPolicy:
     """The student network as a search's policy: what :class:`~agents.policy.OnnxPolicy` gives a
     search (``rules``, ``obs_dim``, ``logits``), in the labeller's process. The network must not
-    change while the policy is used. With onnxruntime installed, the network's exported graph
+    change while the policy is used. With onnx and onnxruntime installed, the network's exported graph
     (:func:`~agents.export.onnx_graph`, made at the first call) runs it, as a shipped model runs: on
     the small batches of a search's rollouts a pass is several times faster than PyTorch's, and the
     search's labels about a quarter faster (``benchmarks/bench_labels.py --phase bids
@@ -63,7 +66,7 @@ class StudentPolicy:
 
     def __init__(self, net: torch.nn.Module, rules: Rules, use_onnx: bool = True):
         self.net, self.rules, self.obs_dim = net, rules, OBS_DIM
-        self.use_onnx = use_onnx and onnxruntime is not None
+        self.use_onnx = use_onnx and EXPORTABLE
         self.session = None
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

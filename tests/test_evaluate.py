@@ -288,3 +288,14 @@ def test_one_model_read_from_two_paths_pools_as_one_player_and_another_model_doe
     assert evaluate.main(["pool", files["level"], files["copy"]]) == 0
     assert evaluate.main(["pool", files["level"], files["other"]]) == 2
     assert "every result must be" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("spec", "bare"), [
+    ("bot:path=m.onnx,level=expert", "bot:level=expert"),
+    ("bot:level=expert,path=m.onnx", "bot:level=expert"),
+    ("bot:path=m.onnx", "bot"),
+    ("search:worlds=8,path=a.onnx+bot:path=b.onnx,level=strong", "search:worlds=8+bot:level=strong"),
+    ("pimc:worlds=32", "pimc:worlds=32"),
+])
+def test_a_spec_without_its_paths_keeps_every_other_option_of_each_partner(spec, bare):
+    assert results.without_paths(spec) == bare

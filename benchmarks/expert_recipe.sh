@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The expert recipe and its network against PIMC(32), paired with the hand-made level expert's model.
+#   bash benchmarks/expert_recipe.sh [RULES] [OUT] [FROM]
+# RULES: online (the default) or traditional. OUT: where runs and result files go (default
+# recipe_RULES/). FROM: a network the default recipe made (agents/models/cuatrola.pt online,
+# cuatrola_traditional.pt under traditional): the recipe's stages 3 to 5 from it, not all five.
+# Then: the network exported, played as level expert against PIMC(32) on 2,000 duplicate deals of
+# seeds 61 and 71 (about 4 minutes each on 2 workers) and 600 duplicate matches to 11 of seeds 51,
+# 52 and 53, and each paired with the hand-made model's result files of the same
+# seeds (docs/results/late/). The recipe takes about 4 hours on a 2-core x86-64 CPU (stages 3 to 5
+# about 2.6). Each step is skipped when its file is there; a stopped recipe goes on from its latest
+# checkpoint, so the same command goes on after a stop.
+set -euo pipefail
+RULES=${1:-online}
+OUT=${2:-recipe_$RULES}
+FROM=${3:-}
+case "$RULES" in
+  online) SHIPPED=docs/results/late/refit3 ;;
+  traditional) SHIPPED=docs/results/late/trad_refit5 ;;
+  *) echo "RULES must be online or traditional, got $RULES" >&2; exit 2 ;;
+esac
+mkdir -p "$OUT/runs"
+
+run() {  # run FILE COMMAND...: the command, unless FILE is already there
+  local file=$1; shift
+  [ -f "$file" ] && return 0
+  echo "$(date +%H:%M) $*" >&2
+  "$@"
+}
+
+train() {  # the recipe from its start, or on from the latest checkpoint of a stopped one
+  local latest
+  latest=$(ls -t "$OUT"/runs/*/checkpoint.pt 2>/dev/null | head -1 || true)
+  if [ -n "$latest" ]; then
+    python train.py --resume "$latest"
+  elif [ -n "$FROM" ]; then
+    python train.py --config late --init "$FROM" --recipe expert --then early,search_bids --rules "$RULES" --run-dir "$OUT/runs"
+  else
+    python train.py --config expert --rules "$RULES" --run-dir "$OUT/runs"
+  fi
+  local final
+  final=$(ls -td "$OUT"/runs/search_bids_*/ | head -1)
+  python -m agents.export "${final}checkpoint.pt" --out "$OUT/expert.onnx" --torch-out "$OUT/expert.pt"
+}
+
+run "$OUT/expert.onnx" train
+PLAYER=bot:path=$OUT/expert.onnx,level=expert
+for seed in 61 71; do
+  run "$OUT/vs_pimc32_seed$seed.json" python evaluate.py "$PLAYER" pimc:worlds=32 --rules "$RULES" --deals 2000 \
+    --matches 0 --seed $seed --workers 2 --no-progress --json "$OUT/vs_pimc32_seed$seed.json"
+done
+for seed in 51 52 53; do
+  run "$OUT/vs_pimc32_matches_seed$seed.json" python evaluate.py "$PLAYER" pimc:worlds=32 --rules "$RULES" --deals 0 \
+    --matches 600 --seed $seed --workers 2 --no-progress --json "$OUT/vs_pimc32_matches_seed$seed.json"
+done
+
+for seed in 61 71; do  # each seed alone: the shipped model's files name it by level on one seed, by its path on the other
+  python evaluate.py compare "$OUT/vs_pimc32_seed$seed.json" "${SHIPPED}_vs_pimc32_seed$seed.json"
+done
+matches=()
+for seed in 51 52 53; do matches+=("$OUT/vs_pimc32_matches_seed$seed.json" "${SHIPPED}_vs_pimc32_matches_seed$seed.json"); done
+python evaluate.py compare "${matches[@]}"

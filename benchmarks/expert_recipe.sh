@@ -2,7 +2,7 @@
 # The expert recipe and its network against PIMC(32), paired with the hand-made level expert's model.
 #   bash benchmarks/expert_recipe.sh [RULES] [OUT] [FROM]
 # RULES: online (the default) or traditional. OUT: where runs and result files go (default
-# recipe_RULES/). FROM: a network the default recipe made (agents/models/cuatrola.pt online,
+# runs/expert_recipe_RULES/). FROM: a network the default recipe made (agents/models/cuatrola.pt online,
 # cuatrola_traditional.pt under traditional): the recipe's stages 3 to 5 from it, not all five.
 # Then: the network exported, played as level expert against PIMC(32) on 2,000 duplicate deals of
 # seeds 61 and 71 (about 4 minutes each on 2 workers) and 600 duplicate matches to 11 of seeds 51,
@@ -12,7 +12,7 @@
 # checkpoint, so the same command goes on after a stop.
 set -euo pipefail
 RULES=${1:-online}
-OUT=${2:-recipe_$RULES}
+OUT=${2:-runs/expert_recipe_$RULES}
 FROM=${3:-}
 case "$RULES" in
   online) SHIPPED=docs/results/late/refit3 ;;

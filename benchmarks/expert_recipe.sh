@@ -7,8 +7,8 @@
 # Then: the network exported, played as level expert against PIMC(32) on 2,000 duplicate deals of
 # seeds 61 and 71 (about 4 minutes each on 2 workers) and 600 duplicate matches to 11 of seeds 51,
 # 52 and 53, and each paired with the hand-made model's result files of the same
-# seeds (docs/results/late/). The recipe takes about 4 hours on a 2-core x86-64 CPU (stages 3 to 5
-# about 2.6). Each step is skipped when its file is there; a stopped recipe goes on from its latest
+# seeds (docs/results/late/). On a 2-core x86-64 CPU the recipe takes about 4 to 5 hours: stages 3
+# and 4 took 1.5 to 2.4 hours in different runs, stage 5 about 70 minutes. Each step is skipped when its file is there; a stopped recipe goes on from its latest
 # checkpoint, so the same command goes on after a stop.
 set -euo pipefail
 RULES=${1:-online}

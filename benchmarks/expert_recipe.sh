@@ -21,12 +21,7 @@ case "$RULES" in
 esac
 mkdir -p "$OUT/runs"
 
-run() {  # run FILE COMMAND...: the command, unless FILE is already there
-  local file=$1; shift
-  [ -f "$file" ] && return 0
-  echo "$(date +%H:%M) $*" >&2
-  "$@"
-}
+source "$(dirname "$0")/steps.sh"  # run FILE COMMAND...
 
 train() {  # the recipe from its start, or on from the latest checkpoint of a stopped one
   local latest

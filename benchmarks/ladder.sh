@@ -12,12 +12,7 @@ mkdir -p "$OUT"
 BASE=pimc:worlds=32
 EVAL=(--deals 2000 --matches 0 --seed 61 --workers 2 --no-progress)
 
-run() {  # run FILE COMMAND...: the command, unless FILE is already there
-  local file=$1; shift
-  [ -f "$file" ] && return 0
-  echo "$(date +%H:%M) $*" >&2
-  "$@"
-}
+source "$(dirname "$0")/steps.sh"  # run FILE COMMAND...
 
 # strength against PIMC(32), the first with the cheater's games on the same deals
 run "$OUT/heuristic.json" python evaluate.py heuristic $BASE "${EVAL[@]}" --gap --json "$OUT/heuristic.json"

@@ -10,6 +10,12 @@ critic is a training aid and never plays. The card (``agents/models/cuatrola.jso
 training summary (config, decisions, updates) and the SHA-256 of the ONNX file; the
 torch-free :class:`cuatrola_serve.bot.Bot` refuses a model whose card does not fit.
 
+``--measured R.json ...`` records beside the training summary what evaluations of the exported
+model measured (``evaluate.py --json`` files: each one's players, seed, deals and matches, game
+points a hand and match share with their 95% intervals, and the command that plays it again), and
+``--compute TEXT`` what the training cost and on what hardware ("4.5 hours on a 2-core x86-64
+CPU, no GPU").
+
 ``--check N`` (default 10,000) compares onnxruntime with PyTorch on N observations from
 real games (random play) and fails unless every logit agrees within 1e-5 and the greedy
 actions are the same.
@@ -35,6 +41,7 @@ from cuatrola_env.rules import NUM_ACTIONS
 from cuatrola_env.vector import VectorCuatrola
 
 from .checkpoint import network_spec, read_checkpoint, save_checkpoint
+from .results import read_runs
 from .torch_agent import load_network
 
 CARD_FORMAT = "cuatrola-onnx-card"
@@ -88,8 +95,32 @@ def sample_observations(n: int, rules: str = "online", seed: int = 0) -> tuple[n
     return np.concatenate(obs)[:n], np.concatenate(masks)[:n]
 
 
-def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
-    """Write ``out`` (ONNX) and its card (``.json`` beside it); return the card."""
+def measured(files: list[str]) -> list[dict]:
+    """What each evaluation (an ``evaluate.py --json`` file, checked as ``evaluate.py compare`` reads
+    them) measured, for a model card: per pairing its two players, the seed, deals and matches,
+    game points a hand and match share (means and 95% intervals), and the command that plays it."""
+    found = []
+    for run in read_runs([Path(f) for f in files]):
+        rules = run["rules"]
+        for p in run["pairings"]:
+            gp, mw = p["game_points_per_hand"], p["match_win_rate"]
+            found.append({
+                "player": p["a"], "against": p["b"], "rules": rules["name"], "target": rules["target"],
+                "seed": run["seed"], "deals": p["deals"], "matches": p["matches"],
+                "game_points_per_hand": None if gp is None else {"mean": gp["mean"], "ci95": gp["ci95"]},
+                "match_win_rate": None if mw is None else {"mean": mw["mean"], "ci95": mw["ci95"]},
+                "command": (f"python evaluate.py {p['a']} {p['b']} --rules {rules['name']} --target {rules['target']} "
+                            f"--deals {run['deals']} --matches {run['matches']} --seed {run['seed']}"),
+            })
+    return found
+
+
+def export(checkpoint: str, out: str, check: int = 10_000, results: list[str] = (), compute: str = "") -> dict:
+    """Write ``out`` (ONNX) and its card (``.json`` beside it); return the card. ``results``:
+    evaluations of the model to record in the card (:func:`measured`; read before anything is
+    written, so a bad file leaves no half-made model); ``compute``: what its training cost, on
+    what hardware."""
+    found = measured(list(results))
     ck = read_checkpoint(checkpoint, older=True)
     net = load_network(checkpoint)
     out_path = Path(out)
@@ -120,7 +151,9 @@ def export(checkpoint: str, out: str, check: int = 10_000) -> dict:
                                           if head is not None
                                           for p in head.parameters()),
                         "late_head": None if net.late_net is None else [m.out_features for m in net.late_net[:-1:2]]},
+            "compute": compute or None,
         },
+        "measured": found,
     }
     if check:
         card["parity"] = check_parity(net, out_path, check)
@@ -163,13 +196,17 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="agents/models/cuatrola.onnx", help="ONNX file to write (the card goes beside it)")
     p.add_argument("--check", type=int_in(0), default=10_000, help="observations for the parity check (0: skip)")
     p.add_argument("--torch-out", help="also write a slim PyTorch checkpoint here (weights and config only)")
+    p.add_argument("--measured", nargs="+", default=[], metavar="RESULT.json",
+                   help="evaluate.py --json files of this model's evaluations, recorded in the card")
+    p.add_argument("--compute", default="", help="what the training cost, on what hardware, recorded in the card "
+                                                  "(\"4.5 hours on a 2-core x86-64 CPU, no GPU\")")
     a = p.parse_args(argv)
     missing = [m for m in ("onnx", "onnxruntime") if importlib.util.find_spec(m) is None]
     if missing:
         print(f"error: the export needs {not_installed(' and '.join(missing), 'export')}", file=sys.stderr)
         return 2
     try:
-        card = export(a.checkpoint, a.out, a.check)
+        card = export(a.checkpoint, a.out, a.check, a.measured, a.compute)
     except ValueError as e:  # a checkpoint that does not fit (CheckpointError), a bad output
         print(f"error: {e}", file=sys.stderr)
         return 2

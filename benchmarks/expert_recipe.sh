@@ -9,11 +9,14 @@
 # 52 and 53, and each paired with the hand-made model's result files of the same
 # seeds (docs/results/late/). On a 2-core x86-64 CPU the recipe takes about 4 to 5 hours: stages 3
 # and 4 took 1.5 to 2.4 hours in different runs, stage 5 about 70 minutes. Each step is skipped when its file is there; a stopped recipe goes on from its latest
-# checkpoint, so the same command goes on after a stop.
+# checkpoint, so the same command goes on after a stop. Last, the model's card is written again with the
+# evaluations in it (python -m agents.export --measured) and COMPUTE, what the training cost (an
+# environment variable; by default the range above).
 set -euo pipefail
 RULES=${1:-online}
 OUT=${2:-runs/expert_recipe_$RULES}
 FROM=${3:-}
+COMPUTE=${COMPUTE:-about 4 to 5 hours on a 2-core x86-64 CPU, no GPU}
 case "$RULES" in
   online) SHIPPED=docs/results/late/refit3 ;;
   traditional) SHIPPED=docs/results/late/trad_refit5 ;;
@@ -22,6 +25,10 @@ esac
 mkdir -p "$OUT/runs"
 
 source "$(dirname "$0")/steps.sh"  # run FILE COMMAND...
+
+final_checkpoint() {  # the recipe's last stage's checkpoint
+  echo "$(ls -td "$OUT"/runs/search_bids_*/ | head -1)checkpoint.pt"
+}
 
 train() {  # the recipe from its start, or on from the latest checkpoint of a stopped one
   local latest
@@ -33,9 +40,7 @@ train() {  # the recipe from its start, or on from the latest checkpoint of a st
   else
     python train.py --config expert --rules "$RULES" --run-dir "$OUT/runs"
   fi
-  local final
-  final=$(ls -td "$OUT"/runs/search_bids_*/ | head -1)
-  python -m agents.export "${final}checkpoint.pt" --out "$OUT/expert.onnx" --torch-out "$OUT/expert.pt"
+  python -m agents.export "$(final_checkpoint)" --out "$OUT/expert.onnx" --torch-out "$OUT/expert.pt"
 }
 
 run "$OUT/expert.onnx" train
@@ -55,3 +60,5 @@ done
 matches=()
 for seed in 51 52 53; do matches+=("$OUT/vs_pimc32_matches_seed$seed.json" "${SHIPPED}_vs_pimc32_matches_seed$seed.json"); done
 python evaluate.py compare "${matches[@]}"
+RESULTS=("$OUT"/vs_pimc32_seed61.json "$OUT"/vs_pimc32_seed71.json "$OUT"/vs_pimc32_matches_seed5[123].json)
+python -m agents.export "$(final_checkpoint)" --out "$OUT/expert.onnx" --measured "${RESULTS[@]}" --compute "$COMPUTE"

@@ -32,6 +32,32 @@ def test_onnx_parity_on_10000_real_observations(tiny_checkpoint, tmp_path):
     assert out.shape == (3, 24) and (out[~np.eye(24, dtype=bool)[:3]] <= -1e8).all()  # dynamic batch, masked
 
 
+def test_the_card_records_what_the_model_measured_and_what_it_cost(tiny_checkpoint, tmp_path):
+    from agents.export import main
+
+    deals, matches = "docs/results/late/refit3_vs_pimc32_seed61.json", "docs/results/late/refit3_vs_pimc32_matches_seed51.json"
+    out = tmp_path / "m.onnx"
+    assert main([tiny_checkpoint, "--out", str(out), "--check", "0", "--measured", deals, matches,
+                 "--compute", "2 minutes on a 2-core x86-64 CPU, no GPU"]) == 0
+    card = json.loads(out.with_suffix(".json").read_text())
+    assert card["training"]["compute"] == "2 minutes on a 2-core x86-64 CPU, no GPU"
+    first, second = card["measured"]
+    want = json.loads(Path(deals).read_text())["pairings"][0]["game_points_per_hand"]
+    assert first["game_points_per_hand"] == {"mean": want["mean"], "ci95": want["ci95"]} and first["seed"] == 61
+    assert first["against"] == "pimc:worlds=32" and first["deals"] == 2000 and first["match_win_rate"] is None
+    assert second["matches"] == 600 and 0 < second["match_win_rate"]["mean"] < 1 and second["game_points_per_hand"] is None
+    assert first["command"].startswith("python evaluate.py bot:level=expert pimc:worlds=32 --rules online --target 11 "
+                                       "--deals 2000 --matches 0 --seed 61")
+
+
+def test_a_bad_results_file_leaves_no_model_behind(tiny_checkpoint, tmp_path, capsys):
+    from agents.export import main
+
+    (tmp_path / "r.json").write_text('{"seed": 1}')
+    assert main([tiny_checkpoint, "--out", str(tmp_path / "m.onnx"), "--check", "0", "--measured", str(tmp_path / "r.json")]) == 2
+    assert "r.json" in capsys.readouterr().err and not (tmp_path / "m.onnx").exists()
+
+
 def test_export_refuses_a_bad_checkpoint(tmp_path):
     from agents.export import main
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The expert recipe and its network against PIMC(32), paired with the hand-made level expert's model.
-#   bash benchmarks/expert_recipe.sh [RULES] [OUT] [FROM]
+#   bash benchmarks/expert_recipe.sh [RULES] [OUT] [FROM [STAGES]]
 # RULES: online (the default) or traditional. OUT: where runs and result files go (default
 # runs/expert_recipe_RULES/). FROM: a network the default recipe made (agents/models/cuatrola.pt online,
-# cuatrola_traditional.pt under traditional): the recipe's stages 3 to 5 from it, not all five.
+# cuatrola_traditional.pt under traditional): the recipe's stages 3 to 5 from it, not all five; or a
+# network of a later stage with STAGES the stages still to run (models/expert_recipe/online_early.pt
+# with search_bids: the last stage alone).
 # Then: the network exported, played as level expert against PIMC(32) on 2,000 duplicate deals of
 # seeds 61 and 71 (about 4 minutes each on 2 workers) and 600 duplicate matches to 11 of seeds 51,
 # 52 and 53, and each paired with the hand-made model's result files of the same
@@ -16,6 +18,7 @@ set -euo pipefail
 RULES=${1:-online}
 OUT=${2:-runs/expert_recipe_$RULES}
 FROM=${3:-}
+STAGES=${4:-late,early,search_bids}
 COMPUTE=${COMPUTE:-about 4 to 5 hours on a 2-core x86-64 CPU, no GPU}
 case "$RULES" in
   online) SHIPPED=docs/results/late/refit3 ;;
@@ -30,13 +33,18 @@ final_checkpoint() {  # the recipe's last stage's checkpoint
   echo "$(ls -td "$OUT"/runs/search_bids_*/ | head -1)checkpoint.pt"
 }
 
+later_stages() {  # the STAGES after the first
+  case "$STAGES" in *,*) echo "${STAGES#*,}" ;; *) echo "" ;; esac
+}
+
 train() {  # the recipe from its start, or on from the latest checkpoint of a stopped one
   local latest
   latest=$(ls -t "$OUT"/runs/*/checkpoint.pt 2>/dev/null | head -1 || true)
   if [ -n "$latest" ]; then
     python train.py --resume "$latest"
   elif [ -n "$FROM" ]; then
-    python train.py --config late --init "$FROM" --recipe expert --then early,search_bids --rules "$RULES" --run-dir "$OUT/runs"
+    python train.py --config "${STAGES%%,*}" --init "$FROM" --recipe expert --then "$(later_stages)" --rules "$RULES" \
+      --seed 1 --run-dir "$OUT/runs"
   else
     python train.py --config expert --rules "$RULES" --run-dir "$OUT/runs"
   fi

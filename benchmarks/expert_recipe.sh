@@ -4,7 +4,7 @@
 # RULES: online (the default) or traditional. OUT: where runs and result files go (default
 # runs/expert_recipe_RULES/). FROM: a network the default recipe made (agents/models/cuatrola.pt online,
 # cuatrola_traditional.pt under traditional): the recipe's stages 3 to 5 from it, not all five; or a
-# network of a later stage with STAGES the stages still to run (models/expert_recipe/online_early.pt
+# network exported at a stage boundary with STAGES the stages still to run (a network after `early`
 # with search_bids: the last stage alone).
 # Then: the network exported, played as level expert against PIMC(32) on 2,000 duplicate deals of
 # seeds 61 and 71 (about 4 minutes each on 2 workers) and 600 duplicate matches to 11 of seeds 51,
@@ -62,9 +62,11 @@ for seed in 51 52 53; do
     --matches 600 --seed $seed --workers 2 --no-progress --json "$OUT/vs_pimc32_matches_seed$seed.json"
 done
 
-for seed in 61 71; do  # each seed alone: the shipped model's files name it by level on one seed, by its path on the other
+for seed in 61 71; do  # each seed alone, then both (the hand-made model's seed-61 run again by its path: _path_)
   python evaluate.py compare "$OUT/vs_pimc32_seed$seed.json" "${SHIPPED}_vs_pimc32_seed$seed.json"
 done
+python evaluate.py compare "$OUT/vs_pimc32_seed61.json" "${SHIPPED}_path_vs_pimc32_seed61.json" \
+  "$OUT/vs_pimc32_seed71.json" "${SHIPPED}_vs_pimc32_seed71.json"
 matches=()
 for seed in 51 52 53; do matches+=("$OUT/vs_pimc32_matches_seed$seed.json" "${SHIPPED}_vs_pimc32_matches_seed$seed.json"); done
 python evaluate.py compare "${matches[@]}"

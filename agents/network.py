@@ -16,17 +16,17 @@ what the choice changes. With ``owners=True`` a card-location head says, for eac
 cannot place, which of the other three seats holds it (``owners(obs, mask)``: (N, 20, 3) logits),
 trained against the actual deal; neither is part of the exported policy.
 
-With ``late_from_trick=k`` the policy has a second card-play head, ``late_net``, for the tricks from
-``k`` on (counting from 0; the trick read from the observation's trick leaders): the bids and the
-earlier tricks are ``policy_net``'s, the later card play ``late_net``'s. The two never share a
-gradient, so the late play can be taught by a search without moving the early play at all (a mixture
-of two experts gated by the trick). ``late_hidden`` and ``late_layers`` give it its own size (a late
-head at least as deep as the policy head starts as its copy, widened and deepened so that it plays
-as the policy head does: :func:`deepened`; a shallower one starts fresh). ``k`` is kept in the state
-dict (``late_from_trick``) and in the exported graph, so a model file says which head plays when.
-With ``early_head=True`` a third head, ``early_net``, plays the card plays before the late head's
-trick (all of them without a late head), so that ``policy_net`` only bids: the first tricks can then
-be taught without moving the bids. A state dict holds ``early_net.*`` only when it has one.
+With ``late_from_trick=k`` the policy has a second card-play head, ``late_net``, for the tricks
+from ``k`` on (counting from 0; the trick read from the observation's trick leaders): the bids and
+the earlier tricks are ``policy_net``'s, the later card play ``late_net``'s. The two never share a
+gradient, so the late play can be taught by a search without moving the early play at all (a
+mixture of two experts gated by the trick). ``late_hidden`` and ``late_layers`` give it its own size
+(a late head of another depth than the policy head's starts fresh, to be fitted to stored labels:
+:mod:`agents.training.distill`). ``k`` is kept in the state dict (``late_from_trick``)
+and in the exported graph, so a model file says which head plays when. With ``early_head=True`` a
+third head, ``early_net``, plays the card plays before the late head's trick (all of them without a
+late head), so that ``policy_net`` only bids: the first tricks can then be taught without moving the
+bids. A state dict holds ``early_net.*`` only when it has one.
 
 ``obs_dim`` is the width of the observation the network was built for (``OBS_DIM``, or that of
 an earlier version in :data:`cuatrola_env.observation.OBS_DIMS`): every head reads that many
@@ -108,32 +108,6 @@ def widen_hidden(state: dict, hidden: int, noise: float = 1e-3, seed: int = 0) -
                 if noise > 0:
                     w = w + noise * w.std() * torch.randn(w.shape, generator=g, dtype=w.dtype)
             out[f"{head}.{n}.weight"], out[f"{head}.{n}.bias"] = w, b
-    return out
-
-
-#: the share of each layer's spread added as noise when a head is widened and deepened from the policy
-#: head, so that copied units can learn apart (the logits then differ by about that share)
-_SPLIT_NOISE = 1e-3
-
-
-def deepened(head: dict, extra: int, noise: float = _SPLIT_NOISE, seed: int = 0) -> dict:
-    """The weights of an :func:`_mlp` ``extra`` hidden layers deeper than ``head`` (its state dict,
-    keys ``0.weight`` ...) that computes what it does (Net2DeeperNet): each new layer, placed before
-    the output layer, starts as the identity, which a ReLU passes unchanged since its inputs are
-    already past one; ``noise`` as in :func:`widen_hidden`, so that its units can learn apart."""
-    if extra < 0:
-        raise ValueError(f"a head can only be deepened, not by {extra} layers")
-    layers = sorted(int(k.split(".")[0]) for k in head if k.endswith(".weight"))
-    out = {k: v for k, v in head.items() if int(k.split(".")[0]) != layers[-1]}
-    width = head[f"{layers[-1]}.weight"].shape[1]
-    g = torch.Generator().manual_seed(seed)
-    eye = torch.eye(width, dtype=head[f"{layers[-1]}.weight"].dtype)
-    for i in range(extra):
-        n = layers[-1] + 2 * i
-        w = eye + noise * eye.std() * torch.randn(eye.shape, generator=g, dtype=eye.dtype) if noise > 0 else eye.clone()
-        out[f"{n}.weight"], out[f"{n}.bias"] = w, torch.zeros(width, dtype=eye.dtype)
-    last = layers[-1] + 2 * extra
-    out[f"{last}.weight"], out[f"{last}.bias"] = head[f"{layers[-1]}.weight"], head[f"{layers[-1]}.bias"]
     return out
 
 
@@ -267,17 +241,13 @@ class PolicyValueNet(nn.Module):
 
     def heads_from_policy(self, late: bool, early: bool) -> None:
         """Start the card-play heads named as the policy head plays: the early head as its copy, the
-        late head as its copy widened to the late head's units and, when deeper, deepened by layers
-        that pass their input on (:func:`deepened`), so that its first labelled games are the policy
-        head's play, not a random head's. A late head shallower than the policy head stays as it is."""
+        late head as its copy widened to the late head's units (a deeper late head stays as it is)."""
         if early and self.early_net is not None:
             self.early_net.load_state_dict(self.policy_net.state_dict())
-        if late and self.late_net is not None and self.spec.late_layers >= self.layers:
+        if late and self.late_net is not None and self.spec.late_layers == self.layers:
             policy = {f"policy_net.{k}": v for k, v in self.policy_net.state_dict().items()}
-            extra = self.spec.late_layers - self.layers
-            start = widen_hidden(policy, self.spec.late_hidden, noise=_SPLIT_NOISE if extra else 0.0)
-            head = {k.removeprefix("policy_net."): v for k, v in start.items()}
-            self.late_net.load_state_dict(deepened(head, extra))
+            start = widen_hidden(policy, self.spec.late_hidden, noise=0.0)
+            self.late_net.load_state_dict({k.removeprefix("policy_net."): v for k, v in start.items()})
 
     @property
     def late_trick(self) -> int | None:

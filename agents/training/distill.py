@@ -39,8 +39,7 @@ others (``late_hidden``, ``late_layers``) comes closer to its teacher this way.
 The network is :class:`~agents.network.NetworkSpec`'s, its heads declared by the config: a late
 card-play head from trick ``late_from_trick`` on (``late_hidden`` x ``late_layers``), an early one
 before it (``early_head``); a head the starting network lacks starts as a copy of its policy head
-(widened, and deepened when deeper: it plays as the policy head does, so that the first labelled
-games are not a random head's). The starting network's own heads are kept as they are.
+(widened), or fresh when deeper. The starting network's own heads are kept as they are.
 
 TensorBoard: ``charts/labels_per_s``, ``charts/labels``, ``losses/`` (Huber, policy cross-entropy,
 card location, held-out agreement and regret), ``eval/`` (as every run). A checkpoint (and the
@@ -216,7 +215,7 @@ def student(cfg: DistillConfig, start: dict | None = None) -> PolicyValueNet:
     head) from ``start`` (``{"model": weights, "network": their NetworkSpec}``, or None: fresh): the
     heads ``start`` holds are kept as they are (a late head of its own size and trick); the heads the
     config declares and ``start`` lacks are added (:func:`agents.network.build`: a late head of the
-    policy head's depth or deeper starts as its copy, widened and deepened; an early head as its copy)."""
+    policy head's depth starts as its copy, widened; an early head as its copy)."""
     held = start["network"] if start else NetworkSpec(cfg.hidden, cfg.layers)  # fresh: no head held
     late_held, early_held = held.late_from_trick is not None, held.early_head
     if late_held and cfg.late_from_trick not in (0, held.late_from_trick):

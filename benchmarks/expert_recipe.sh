@@ -53,14 +53,18 @@ train() {  # the recipe from its start, or on from the latest checkpoint of a st
   python -m agents.export "$(final_checkpoint)" --out "$OUT/expert.onnx" --torch-out "$OUT/expert.pt"
 }
 
+play_deals() {  # play_deals PLAYER SEED FILE: PLAYER against PIMC(32) on 2,000 duplicate deals of SEED, into FILE
+  run "$3" python evaluate.py "$1" pimc:worlds=32 --rules "$RULES" --deals 2000 --matches 0 --seed "$2" --workers 2 \
+    --no-progress --json "$3"
+}
+
 shipped_deals() {  # the hand-made model's result file of seed $1, naming it by its path (played here if missing)
   local file
   for file in "${SHIPPED}_path_vs_pimc32_seed$1.json" "${SHIPPED}_vs_pimc32_seed$1.json"; do
     if [ -f "$file" ] && grep -q "path=" "$file"; then echo "$file"; return; fi
   done
   file="$OUT/shipped_vs_pimc32_seed$1.json"
-  run "$file" python evaluate.py "bot:path=$SHIPPED_MODEL,level=expert" pimc:worlds=32 --rules "$RULES" --deals 2000 \
-    --matches 0 --seed "$1" --workers 2 --no-progress --json "$file" >&2
+  play_deals "bot:path=$SHIPPED_MODEL,level=expert" "$1" "$file" >&2
   echo "$file"
 }
 
@@ -71,10 +75,7 @@ for seed in "${SEEDS[@]}"; do RESULTS+=("$OUT/vs_pimc32_seed$seed.json"); done
 for seed in "${MATCH_SEEDS[@]}"; do RESULTS+=("$OUT/vs_pimc32_matches_seed$seed.json"); done
 run "$OUT/expert.pt" train
 PLAYER=bot:path=$OUT/expert.onnx,level=expert
-for seed in "${SEEDS[@]}"; do
-  run "$OUT/vs_pimc32_seed$seed.json" python evaluate.py "$PLAYER" pimc:worlds=32 --rules "$RULES" --deals 2000 \
-    --matches 0 --seed "$seed" --workers 2 --no-progress --json "$OUT/vs_pimc32_seed$seed.json"
-done
+for seed in "${SEEDS[@]}"; do play_deals "$PLAYER" "$seed" "$OUT/vs_pimc32_seed$seed.json"; done
 for seed in "${MATCH_SEEDS[@]}"; do
   run "$OUT/vs_pimc32_matches_seed$seed.json" python evaluate.py "$PLAYER" pimc:worlds=32 --rules "$RULES" --deals 0 \
     --matches 600 --seed "$seed" --workers 2 --no-progress --json "$OUT/vs_pimc32_matches_seed$seed.json"

@@ -249,6 +249,17 @@ class PolicyValueNet(nn.Module):
             start = widen_hidden(policy, self.spec.late_hidden, noise=0.0)
             self.late_net.load_state_dict({k.removeprefix("policy_net."): v for k, v in start.items()})
 
+    def redraw_late_head(self, seed: int) -> None:
+        """The late head's weights drawn afresh (PyTorch's default initialisation, from ``seed``; the
+        global random streams untouched)."""
+        if self.late_net is None:
+            raise ValueError("this network has no late head to redraw")
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            for layer in self.late_net.modules():
+                if isinstance(layer, nn.Linear):
+                    layer.reset_parameters()
+
     @property
     def late_trick(self) -> int | None:
         """The trick from which ``late_net`` plays the cards (None: ``policy_net`` plays them all)."""

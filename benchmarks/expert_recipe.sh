@@ -3,15 +3,16 @@
 #   bash benchmarks/expert_recipe.sh [RULES] [OUT] [FROM [STAGES]]
 # RULES: online (the default) or traditional. OUT: where runs and result files go (default
 # runs/expert_recipe_RULES/). FROM: a network the default recipe made (agents/models/cuatrola.pt online,
-# cuatrola_traditional.pt under traditional): the recipe's stages 3 to 5 from it, not all five; or a
-# network exported at a stage boundary with STAGES the stages still to run (a network after `early`
-# with search_bids: the last stage alone).
+# cuatrola_traditional.pt under traditional): the recipe's stages 3 to 6 from it, not all six; or a
+# network exported at a stage boundary with STAGES the stages still to run (a network after
+# `search_bids` with refit: the last stage alone, beside the recipe's `late` run in OUT/runs).
 # Then: the network exported, played as level expert against PIMC(32) on 2,000 duplicate deals of each
 # of seeds 61, 71, 81, 82 and 83 (about 4 minutes each on 2 workers) and 600 duplicate matches to 11 of
 # seeds 51, 52 and 53, and paired with the hand-made level expert's model on the same deals, seed by
 # seed and all together (its result files in docs/results/late/ where they are there; the others
-# played here, naming it by its path). On a 2-core x86-64 CPU the recipe takes about 4 to 5 hours:
-# stages 3 and 4 took 1.5 to 2.4 hours in different runs, stage 5 about 70 minutes. Each step is
+# played here, naming it by its path). On a 2-core x86-64 CPU the recipe takes about 5 to 6 hours:
+# stages 3 and 4 took 1.5 to 2.4 hours in different runs, stage 5 about 70 minutes, stage 6 about an
+# hour. Each step is
 # skipped when its file is there; a stopped recipe goes on from its latest checkpoint, so the same
 # command goes on after a stop. Last, the model's card is written with the evaluations in it
 # (python -m agents.export --measured) and COMPUTE, what the training cost (an environment variable;
@@ -20,8 +21,8 @@ set -euo pipefail
 RULES=${1:-online}
 OUT=${2:-runs/expert_recipe_$RULES}
 FROM=${3:-}
-STAGES=${4:-late,early,search_bids}
-COMPUTE=${COMPUTE:-about 4 to 5 hours on a 2-core x86-64 CPU, no GPU}
+STAGES=${4:-late,early,search_bids,refit}
+COMPUTE=${COMPUTE:-about 5 to 6 hours on a 2-core x86-64 CPU, no GPU}
 case "$RULES" in
   online) SHIPPED=docs/results/late/refit3; SHIPPED_MODEL=agents/models/cuatrola_expert.onnx ;;
   traditional) SHIPPED=docs/results/late/trad_refit5; SHIPPED_MODEL=agents/models/cuatrola_traditional_expert.onnx ;;
@@ -32,7 +33,7 @@ mkdir -p "$OUT/runs"
 source "$(dirname "$0")/steps.sh"  # run FILE COMMAND...
 
 final_checkpoint() {  # the recipe's last stage's checkpoint
-  echo "$(ls -td "$OUT"/runs/search_bids_*/ | head -1)checkpoint.pt"
+  echo "$(ls -td "$OUT"/runs/refit_*/ | head -1)checkpoint.pt"
 }
 
 later_stages() {  # the STAGES after the first

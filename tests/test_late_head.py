@@ -10,7 +10,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from helpers import random_decisions, tiny_distill_checkpoint
+from helpers import TINY_DISTILL, random_decisions, tiny_distill_checkpoint
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("numba")
@@ -19,14 +19,14 @@ pytest.importorskip("tensorboard")
 from agents import policy  # noqa: E402
 from agents import training as train  # noqa: E402
 from agents.belief import sample_worlds  # noqa: E402
-from agents.checkpoint import read_checkpoint  # noqa: E402
-from agents.network import NetworkSpec, PolicyValueNet  # noqa: E402
+from agents.checkpoint import network_spec, read_checkpoint  # noqa: E402
+from agents.network import NetworkSpec, PolicyValueNet, build  # noqa: E402
 from agents.pimc import PIMCAgent  # noqa: E402
 from agents.player import PolicyPlayer  # noqa: E402
 from agents.torch_agent import load_network  # noqa: E402
 from agents.training import distill, teachers  # noqa: E402
 from agents.training.fitting import renamed_suits  # noqa: E402
-from agents.training.labels import hand_game, replay_decisions  # noqa: E402
+from agents.training.labels import hand_game, load_data, replay_decisions  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
 from cuatrola_env.observation import trick_number  # noqa: E402
 from cuatrola_env.rules import get_rules  # noqa: E402
@@ -195,6 +195,48 @@ def test_a_late_run_moves_only_the_late_head_and_its_export_plays_with_the_gate(
     for level in ("master", "strong"):
         assert expert.with_level(level).policy.card["sha256"] == expert.policies[0].card["sha256"] != card["sha256"]
     assert Bot.load(level="expert").card["sha256"] == card["sha256"]
+
+
+LATE = ["--late-from-trick", "1", "--from-trick", "1", "--teacher", "pimc:worlds=2", "--bids", "none",
+        "--policy-target", "labels", "--iterations", "1"]  #: a tiny late stage's options
+
+
+def test_a_refit_stage_joins_an_earlier_stages_window_and_refits_the_late_head_alone_from_fresh_weights(
+        tmp_path, monkeypatch, capsys):
+    """``join``: a new run's window starts with the labels of the run of the stage it names (same seed,
+    same runs folder) or of a window file; ``fresh_final``: before the final passes the late head is
+    drawn afresh from the seed and only it moves in them; stopped at that boundary and resumed, the run
+    ends on the uninterrupted run's weights. A stage with no such run is refused before anything runs."""
+    runs = tmp_path / "runs"
+    base = tiny_distill_checkpoint(train.main, tmp_path / "base", "--iterations", "1")
+    assert train.main([*TINY_DISTILL, *LATE, "--init", str(base), "--exp-name", "late", "--run-dir", str(runs)]) == 0
+    (late,) = list(runs.iterdir())
+    refit = [*TINY_DISTILL, *LATE, "--init", str(late / "checkpoint.pt"), "--exp-name", "refit", "--fresh-final", "true"]
+    assert train.main([*refit, "--join", "late", "--final-epochs", "0", "--run-dir", str(runs)]) == 0
+    (parts,) = [d for d in runs.iterdir() if d.name.startswith("refit_1_")]
+    boundary = read_checkpoint(str(parts / "checkpoint.pt"))
+    late_labels = len(load_data(late / "data/window.npz")["hand"])
+    assert len(load_data(parts / "data/window.npz")["hand"]) == late_labels + boundary["labels"] > late_labels
+    starts = []
+    real_fit = distill.fit
+    def fit(net, *args, final=False, **kw):
+        if final:
+            starts.append({k: v.clone() for k, v in net.late_net.state_dict().items()})
+        return real_fit(net, *args, final=final, **kw)
+    monkeypatch.setattr(distill, "fit", fit)
+    assert train.main(["--resume", str(parts / "checkpoint.pt"), "--final-epochs", "1"]) == 0
+    assert train.main([*refit, "--join", str(late / "data/window.npz"), "--final-epochs", "1",
+                       "--run-dir", str(tmp_path / "whole")]) == 0
+    fresh = build(network_spec(boundary, "boundary"))
+    fresh.redraw_late_head(1)
+    assert len(starts) == 2 and all(torch.equal(s[k], v) for s in starts for k, v in fresh.late_net.state_dict().items())
+    end, whole = (read_checkpoint(str(next(d.glob("refit_*")) / "checkpoint.pt")) for d in (runs, tmp_path / "whole"))
+    for k, v in boundary["model"].items():
+        assert torch.equal(end["model"][k], v) != k.startswith("late_net."), k
+        assert torch.equal(end["model"][k], whole["model"][k]), k
+    capsys.readouterr()
+    assert train.main([*refit, "--join", "early", "--run-dir", str(runs)]) == 2
+    assert "join 'early': no run of that stage with seed 1 in" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("flag", "value", "message"), [

@@ -212,9 +212,10 @@ def test_resume_continues_exactly_against_a_search_opponent(tmp_path):
     assert_resume_is_exact(tmp_path, [*TINY, "--opponent", "pimc:worlds=2", "--heuristic-frac", "0.5"], 3072)
 
 
-def test_the_default_preset_is_the_default_algorithms_defaults_and_every_preset_parses():
+def test_the_default_preset_is_the_default_algorithms_defaults_and_every_preset_parses(tmp_path):
     """``python train.py`` and ``--config configs/default.yaml`` are the same run; each preset in
-    configs/ names only fields of its algorithm."""
+    configs/ names only fields of its algorithm (in a runs folder holding the earlier stage a stage
+    joins)."""
     from agents.training.algorithms import DEFAULT
 
     plain, _, _ = train.parse_config([])
@@ -222,11 +223,11 @@ def test_the_default_preset_is_the_default_algorithms_defaults_and_every_preset_
     assert plain.algorithm == DEFAULT and plain == preset and plain.recipe == "default"
     bare, _, _ = train.parse_config(["--algorithm", DEFAULT])
     assert dataclasses.replace(bare, recipe="default") == plain, "default.yaml is the default algorithm's defaults"
+    (tmp_path / "late_1_0/data").mkdir(parents=True)
+    (tmp_path / "late_1_0/data/window.npz").touch()
     for path in sorted((ROOT / "configs").glob("*.yaml")):
-        cfg, _, _ = train.parse_config(["--config", str(path)])
+        cfg, _, _ = train.parse_config(["--config", str(path), "--run-dir", str(tmp_path)])
         assert cfg.algorithm in ("ppo", "distill") and cfg.recipe == path.stem, path
-    ppo, _, _ = train.parse_config(["--config", str(ROOT / "configs/ppo.yaml")])
-    assert ppo == dataclasses.replace(train.parse_config(["--algorithm", "ppo"])[0], recipe="ppo"), "ppo.yaml: PPO defaults"
 
 
 def test_help_shows_every_fields_default(capsys):
@@ -438,12 +439,13 @@ def test_each_stage_says_where_it_stands_in_its_recipe():
     from agents.training.report import duration
 
     first, _, _ = train.parse_config(["--config", "expert"])
-    second, _, _ = train.parse_config(["--config", "finetune", "--recipe", "expert", "--then", "late,early,search_bids"])
-    later = sum(preset(stage)["minutes"] for stage in ("finetune", "late", "early", "search_bids"))
-    assert stage_of(first) == f" (stage 1 of 5 of recipe expert; the stages after it about {duration(60 * later)} on 2 cores)"
-    assert stage_of(second).startswith(" (stage 2 of 5 of recipe expert; the stages after it about ")
+    second, _, _ = train.parse_config(["--config", "finetune", "--recipe", "expert", "--then",
+                                       "late,early,search_bids,refit"])
+    later = sum(preset(stage)["minutes"] for stage in ("finetune", "late", "early", "search_bids", "refit"))
+    assert stage_of(first) == f" (stage 1 of 6 of recipe expert; the stages after it about {duration(60 * later)} on 2 cores)"
+    assert stage_of(second).startswith(" (stage 2 of 6 of recipe expert; the stages after it about ")
     last, _, _ = train.parse_config(["--config", "search_bids", "--recipe", "expert", "--then", ""])
-    assert stage_of(last) == " (stage 5 of 5 of recipe expert)"
+    assert stage_of(last) == " (stage 6 of 6 of recipe expert)"
 
 
 def test_a_later_stage_whose_preset_gives_no_time_leaves_the_recipes_time_unknown(tmp_path):
@@ -487,5 +489,5 @@ def test_the_default_recipes_models_name_their_recipe_and_it_is_a_shipped_preset
         assert (ROOT / "configs" / f"{recipe}.yaml").is_file() and cfg.recipe == recipe
         assert all((ROOT / "configs" / f"{stage}.yaml").is_file() for stage in stages(cfg.then)), cfg.then
     expert, _, _ = train.parse_config(["--config", "expert"])
-    assert stages(expert.then) == ["finetune", "late", "early", "search_bids"], expert.then
+    assert stages(expert.then) == ["finetune", "late", "early", "search_bids", "refit"], expert.then
     assert not expert.init, "the expert recipe starts from scratch"

@@ -156,6 +156,10 @@ class DistillConfig(RunConfig):
                               "time (0: the whole window): an iteration's time stays bounded as the window grows")
     final_epochs: int = option(0, "passes over the window after the last iteration, the learning rate falling from "
                                   "learning_rate to 0 by a cosine")
+    fresh_final: bool = option(False, "the final passes refit the late head afresh: its weights drawn anew from the "
+                                      "seed before the first, every other head frozen in them")
+    join: str = option("", "a new run's window starts with the labels of an earlier recipe stage: its name (that "
+                           "stage's latest run with this seed in --run-dir) or a window file (data/window.npz)")
     fit_suits: bool = option(False, "fit each decision with its suits renamed at random (the rules treat the suits "
                                     "alike: one label stands for 24 positions)")
     fit_batch: int = option(1024, "minibatch size")
@@ -444,6 +448,17 @@ def fit(net: PolicyValueNet, opt, cfg: DistillConfig, window: Window, rng: np.ra
     return stats
 
 
+def late_head_alone(net: PolicyValueNet, opt, seed: int, redraw: bool) -> None:
+    """A final pass of a ``fresh_final`` run: only the late head learns, every other parameter frozen;
+    before the first (``redraw``), its weights drawn afresh from ``seed`` and its optimiser state cleared."""
+    if redraw:
+        net.redraw_late_head(seed)
+        for param in net.late_net.parameters():
+            opt.state.pop(param, None)
+    for name, param in net.named_parameters():
+        param.requires_grad_(name.startswith("late_net."))
+
+
 def _batch(w: Window, idx: np.ndarray, device) -> tuple[torch.Tensor, ...]:
     return tuple(torch.from_numpy(x[idx]).to(device) for x in (w.obs, w.mask, w.values, w.owners))
 
@@ -518,6 +533,8 @@ def run(cfg: DistillConfig, run_name: str, run_dir: Path, net: PolicyValueNet, o
                 grown = window.add(Window.of(data, rules), cfg.window) if len(data["hand"]) else window
                 for group in opt.param_groups:
                     group["lr"] = learning_rate(cfg, iteration)
+                if cfg.fresh_final and iteration >= cfg.iterations:
+                    late_head_alone(net, opt, cfg.seed, redraw=iteration == cfg.iterations)
                 stats = fit(net, opt, cfg, grown, rng, lambda: stop["now"], final=iteration >= cfg.iterations)
             except Stopped:  # Ctrl-C while labelling or fitting: the run as it was before this step
                 save_data(run_dir / WINDOW_FILE, window.data)
@@ -604,6 +621,11 @@ def check(cfg: DistillConfig) -> None:
     if cfg.to_trick != 0 and not cfg.from_trick < cfg.to_trick <= NUM_TRICKS:
         raise ValueError(f"to_trick must be 0 (no card play) or a trick after from_trick, up to {NUM_TRICKS} (all), "
                          f"got {cfg.to_trick}")
+    if cfg.fresh_final and not (cfg.late_from_trick and cfg.bids == "none" and cfg.from_trick >= cfg.late_from_trick):
+        raise ValueError("fresh_final refits the late head alone: it needs a late head (late_from_trick) and labels of "
+                         "its tricks only (bids none, from_trick at least late_from_trick)")
+    if cfg.join:
+        joined_file(cfg)
     if cfg.tau <= 0:
         raise ValueError(f"tau must be positive, got {cfg.tau}")
     if cfg.teacher == ROLLOUT and cfg.margin_coef:
@@ -629,13 +651,39 @@ def start(cfg: DistillConfig, resume: str | None, ck: dict | None, init: dict | 
     if ck:
         iteration, window, pool, labels, stats = restore(ck, resume, run_dir, net, opt, rng, rules)
     else:
-        iteration, window, pool, labels, stats = 0, Window.of(empty_data(), rules), [], 0, {}
+        iteration, window, pool, labels, stats = 0, first_window(cfg, rules), [], 0, {}
     with stop_signals() as stop:
         iteration = run(cfg, run_name, run_dir, net, opt, rng, iteration, window, pool, labels, stats, stop,
                         evaluate_policy)
     print(f"{'stopped' if stop['now'] else 'finished'}: {iteration} of {steps(cfg)} steps; "
           f"checkpoint {run_dir / 'checkpoint.pt'}")
     return 0
+
+
+def first_window(cfg: DistillConfig, rules: Rules) -> Window:
+    """A new run's window: empty, or the latest ``cfg.window`` labels of the window ``cfg.join`` names."""
+    if not cfg.join:
+        return Window.of(empty_data(), rules)
+    path = joined_file(cfg)
+    print(f"the window starts with the labels of {path}", file=sys.stderr, flush=True)
+    try:
+        return Window.of(load_data(path), rules).latest(cfg.window)
+    except ValueError as e:
+        raise CheckpointError(f"{path}: {e}") from None
+
+
+def joined_file(cfg: DistillConfig) -> Path:
+    """The window file ``cfg.join`` names: a file, or the latest run of a stage of that name and seed in
+    ``cfg.run_dir``; ``ValueError`` when there is none."""
+    if cfg.join.endswith(".npz"):
+        if not Path(cfg.join).is_file():
+            raise ValueError(f"join: no window file {cfg.join}")
+        return Path(cfg.join)
+    found = sorted(Path(cfg.run_dir).glob(f"{cfg.join}_{cfg.seed}_*/{WINDOW_FILE}"), key=lambda p: p.stat().st_mtime)
+    if not found:
+        raise ValueError(f"join {cfg.join!r}: no run of that stage with seed {cfg.seed} in {cfg.run_dir} (run the "
+                         f"recipe's stage {cfg.join} there first, or name a window file)")
+    return found[-1]
 
 
 def init_weights(init: dict) -> dict:
@@ -649,7 +697,7 @@ def init_weights(init: dict) -> dict:
 
 
 ALGORITHM = Algorithm("distill", DistillConfig, resumable=DISTILL_RESUMABLE, resume_fields=RESUME_FIELDS,
-                      later=LATER_FIELDS, check=check, check_checkpoint=check_checkpoint,
+                      later={**LATER_FIELDS, "fresh_final": False, "join": ""}, check=check, check_checkpoint=check_checkpoint,
                       init_weights=init_weights, run=start,
                       finished=lambda ck: ck["iteration"] >= ck["config"]["iterations"] + ck["config"]["final_epochs"])
 

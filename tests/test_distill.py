@@ -26,7 +26,7 @@ from agents.pimc import PIMCAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.training import distill  # noqa: E402
 from agents.training.config import preset  # noqa: E402
-from agents.training.labels import card_owners, hand_game, replay_decisions  # noqa: E402
+from agents.training.labels import card_owners, hand_game, hand_tasks, replay_decisions  # noqa: E402
 from agents.training.report import duration  # noqa: E402
 from agents.training.stopping import stop_signals  # noqa: E402
 from cuatrola_env.game import Game  # noqa: E402
@@ -193,6 +193,19 @@ def test_the_policys_inputs_do_not_change_when_the_hidden_cards_move():
         pos.state.hands[0] = scramble_hidden(pos.hands[0], v.dealer, v.muestra, v.played, v.seat, rng)
         assert np.array_equal(pos.observe()[0], replayed.obs[k]) and np.array_equal(pos.legal_mask()[0], replayed.mask[k])
         assert np.array_equal(replayed.obs[k], g.observe())
+
+
+def test_a_stage_on_another_stream_of_its_seed_plays_other_deals_than_the_stage_before_it():
+    """The refit stage labels after the late stage with the same seed: its tasks (so its deals and the
+    teacher's draws) are none of late's, iteration for iteration; stream 0 keeps the seed's own tasks."""
+    late, refit = (distill.DistillConfig(**{k: v for k, v in preset(name).items() if k != "join"})
+                   for name in ("late", "refit"))
+    assert late.seed == refit.seed and refit.stream != late.stream == 0
+    late_seeds = {s for i in range(late.iterations) for s, _ in hand_tasks(late.hands, late.per_task, late.seed, i)}
+    for iteration in range(refit.iterations):
+        tasks = hand_tasks(refit.hands, refit.per_task, refit.seed, iteration, refit.stream)
+        assert len(tasks) == refit.hands // refit.per_task and not late_seeds & {s for s, _ in tasks}
+    assert hand_tasks(40, 20, 1, 0) == hand_tasks(40, 20, 1, 0, 0) == [(100_003_000, 20), (100_003_001, 20)]
 
 
 def test_the_window_keeps_the_latest_whole_hands():

@@ -158,6 +158,8 @@ class DistillConfig(RunConfig):
                                   "learning_rate to 0 by a cosine")
     fresh_final: bool = option(False, "the final passes refit the late head afresh: its weights drawn anew from the "
                                       "seed before the first, every other head frozen in them")
+    stream: int = option(0, "the stream of deals the run draws from its seed (0: the seed's own): a stage that "
+                            "labels after another of the same seed draws another stream, or it replays its deals")
     join: str = option("", "a new run's window starts with the labels of an earlier recipe stage: its name (that "
                            "stage's latest run with this seed in --run-dir) or a window file (data/window.npz)")
     fit_suits: bool = option(False, "fit each decision with its suits renamed at random (the rules treat the suits "
@@ -498,7 +500,7 @@ def label(runner: Runner, net: PolicyValueNet, pool: list[dict], cfg: DistillCon
     """One iteration's data: ``cfg.hands`` hands in tasks of ``cfg.per_task``
     (:class:`~agents.parallel.Stopped` once ``stop()``)."""
     weights = {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
-    split = hand_tasks(cfg.hands, cfg.per_task, cfg.seed, iteration)
+    split = hand_tasks(cfg.hands, cfg.per_task, cfg.seed, iteration, cfg.stream)
     past = [pool[int(rng.integers(len(pool)))] if pool and cfg.past_frac > 0 else None for _ in split]
     play, how = dataclasses.asdict(PlaySpec.of(cfg)), dataclasses.asdict(LabelSpec.of(cfg))
     tasks = [(weights, p, net.spec.to_dict(), run_rules(cfg).to_dict(), play, how, seed, n)
@@ -604,7 +606,7 @@ def restore(ck: dict, path: str, run_dir: Path, net, opt, rng: np.random.Generat
 def check(cfg: DistillConfig) -> None:
     """``ValueError`` naming a field no run can start with."""
     check_counts(cfg, "iterations", "hands", "per_task", "window", "pool", "fit_epochs", "fit_batch")
-    check_at_least(cfg, 0, "fit_rows", "final_epochs", "late_hidden", "late_layers", "temperature")
+    check_at_least(cfg, 0, "fit_rows", "final_epochs", "late_hidden", "late_layers", "temperature", "stream")
     check_choice(cfg, "bids", BID_LABELS)
     check_choice(cfg, "policy_target", POLICY_TARGETS)
     shares = (cfg.heuristic_frac, cfg.rival_frac, cfg.past_frac)
@@ -696,8 +698,11 @@ def init_weights(init: dict) -> dict:
             "network": dataclasses.replace(spec, q_head=False)}
 
 
+#: the fields added after the first checkpoints, with the value the runs before them had
+DISTILL_LATER = {**LATER_FIELDS, "fresh_final": False, "join": "", "stream": 0}
+
 ALGORITHM = Algorithm("distill", DistillConfig, resumable=DISTILL_RESUMABLE, resume_fields=RESUME_FIELDS,
-                      later={**LATER_FIELDS, "fresh_final": False, "join": ""}, check=check, check_checkpoint=check_checkpoint,
+                      later=DISTILL_LATER, check=check, check_checkpoint=check_checkpoint,
                       init_weights=init_weights, run=start,
                       finished=lambda ck: ck["iteration"] >= ck["config"]["iterations"] + ck["config"]["final_epochs"])
 

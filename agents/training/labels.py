@@ -203,10 +203,11 @@ def check_data(data: dict, path) -> None:
 
 
 # ----------------------------------------------------------------------------- labelling in tasks
-def hand_tasks(total: int, per_task: int, seed: int, iteration: int) -> list[tuple[int, int]]:
+def hand_tasks(total: int, per_task: int, seed: int, iteration: int, stream: int = 0) -> list[tuple[int, int]]:
     """(seed, hands) of each task of an iteration's ``total`` hands, ``per_task`` at most each: every
-    task has its own seed, so the data depend on no number of workers."""
-    base = (seed * 1_000 + iteration) * 100_003
+    task has its own seed, so the data depend on no number of workers; another ``stream`` of the same
+    seed draws other deals."""
+    base = (seed * 1_000 + iteration) * 100_003 + stream * 1_000_000_007
     return [(base + k, min(per_task, total - lo)) for k, lo in enumerate(range(0, total, per_task))]
 
 

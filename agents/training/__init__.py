@@ -2,7 +2,7 @@
 by an agent spec, the actual deal by default) or masked PPO with a perfect-information critic.
 
     python train.py                                  # the default recipe, configs/default.yaml (:mod:`.distill`)
-    python train.py --config expert                  # level expert's recipe, three stages, one command
+    python train.py --config expert                  # level expert's recipe, six stages, one command
     python train.py --algorithm ppo --total-decisions 2000000 --num-envs 512  # PPO from scratch
     python train.py --resume runs/NAME/checkpoint.pt # continue a run exactly where it stopped
     tensorboard --logdir runs

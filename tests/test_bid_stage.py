@@ -76,10 +76,10 @@ def test_the_match_labels_experiment_is_the_recipes_bid_stage_but_for_its_labels
     distill.check(distill.DistillConfig(**cfg))
 
 
-def test_the_expert_recipe_ends_with_the_bids_taught_by_the_search_over_the_student():
-    """The expert recipe's last stage labels the bids alone, by the rollout-bidding search over the
-    student's own network: it names no model file, so the recipe needs nothing outside the repository."""
-    assert preset("expert")["then"].split(",")[-1] == "search_bids"
+def test_the_expert_recipe_teaches_the_bids_by_the_search_over_the_student_before_its_refit():
+    """The expert recipe's stage before its last labels the bids alone, by the rollout-bidding search over
+    the student's own network: it names no model file, so the recipe needs nothing outside the repository."""
+    assert preset("expert")["then"].split(",")[-2:] == ["search_bids", "refit"]
     cfg = preset("search_bids")
     assert cfg["to_trick"] == 0 and cfg["bids"] == "teacher" and cfg["teacher"].startswith("search:")
     assert "bid=rollout" in cfg["teacher"] and "path=student" in cfg["teacher"] and cfg["policy_target"] == "labels"

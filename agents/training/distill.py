@@ -158,8 +158,7 @@ class DistillConfig(RunConfig):
                                   "learning_rate to 0 by a cosine")
     fresh_final: bool = option(False, "the final passes refit the late head afresh: its weights drawn anew from the "
                                       "seed before the first, every other head frozen in them")
-    stream: int = option(0, "the stream of deals the run draws from its seed (0: the seed's own): a stage that "
-                            "labels after another of the same seed draws another stream, or it replays its deals")
+    stream: int = option(0, "the stream of deals drawn from the seed (0: its own); a later stage draws another")
     join: str = option("", "a new run's window starts with the labels of an earlier recipe stage: its name (that "
                            "stage's latest run with this seed in --run-dir) or a window file (data/window.npz)")
     fit_suits: bool = option(False, "fit each decision with its suits renamed at random (the rules treat the suits "

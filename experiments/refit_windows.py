@@ -14,8 +14,8 @@ alone, the learning rate falling from ``--lr`` to 0 by a cosine; the fitting set
     python evaluate.py bot:path=refit.onnx,level=expert pimc:worlds=32 --deals 2000 --matches 0 --seed 61
 
 What it showed: the recipe's network with its late head so refitted over a window of a 12-iteration
-late stage (1.78 M labels) and one of the recipe network's own play (0.59 M) played +0.014 [+0.002,
-+0.026] a hand over that network against PIMC(32) (4,000 duplicate deals), where a head refitted over
+late stage (1.78 M labels) and one of the recipe network's own play (0.59 M) played +0.012 [+0.002,
++0.021] a hand over that network against PIMC(32) (6,000 duplicate deals), where a head refitted over
 one run's window had gained +0.004: hence the recipe's `refit` stage (configs/refit.yaml).
 """
 

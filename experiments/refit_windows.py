@@ -30,7 +30,7 @@ import torch
 
 from agents.checkpoint import network_spec, read_checkpoint, save_checkpoint
 from agents.training.config import preset, run_rules
-from agents.training.distill import DistillConfig, Window, fit, student
+from agents.training.distill import DistillConfig, Window, fit, late_head_alone, learning_rate, student
 from agents.training.labels import load_data
 
 
@@ -47,21 +47,22 @@ def refit(path: str, windows: list[str], passes: int, lr: float, seed: int) -> d
     """The network at ``path`` with its late head refitted afresh over ``windows``."""
     ck = read_checkpoint(path)
     fields = {k: v for k, v in preset("late").items() if k in DistillConfig.__dataclass_fields__}
-    cfg = DistillConfig(**fields | {"rules": ck["config"].get("rules", "online")})
-    net = student(cfg, {"model": ck["model"], "network": network_spec(ck, path)})
+    spec = network_spec(ck, path)
+    cfg = DistillConfig(**fields | {"rules": ck["config"].get("rules", "online"), "hidden": spec.hidden,
+                                    "layers": spec.layers, "learning_rate": lr,
+                                    "iterations": 0, "final_epochs": passes})  # the passes as a run's final ones
+    net = student(cfg, {"model": ck["model"], "network": spec})
     if net.late_net is None:
         raise SystemExit(f"error: {path} holds no late head")
-    net.redraw_late_head(seed)
-    for name, param in net.named_parameters():  # only the late head moves (and alone sets the clipped norm)
-        param.requires_grad_(name.startswith("late_net."))
+    opt = torch.optim.Adam(net.late_net.parameters(), lr=lr, eps=1e-5)
+    late_head_alone(net, opt, seed, redraw=True)  # only the late head moves (and alone sets the clipped norm)
     window = union(windows, cfg)
     print(f"{len(window)} decisions from {len(windows)} windows", flush=True)
-    opt = torch.optim.Adam(net.late_net.parameters(), lr=lr, eps=1e-5)
     rng = np.random.default_rng(seed)
     net.train()
     for p in range(passes):
         for group in opt.param_groups:
-            group["lr"] = lr * 0.5 * (1 + math.cos(math.pi * p / passes))
+            group["lr"] = learning_rate(cfg, p)
         started = time.perf_counter()
         stats = fit(net, opt, cfg, window, rng, final=True)
         print(f"pass {p + 1} of {passes} ({time.perf_counter() - started:.0f} s): held-out agreement "

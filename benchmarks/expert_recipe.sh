@@ -12,9 +12,8 @@
 # seed and all together (its result files in docs/results/late/ where they are there; the others
 # played here, naming it by its path). On a 2-core x86-64 CPU the recipe takes about 5 to 6 hours:
 # stages 3 and 4 took 1.5 to 2.4 hours in different runs, stage 5 about 70 minutes, stage 6 about an
-# hour. Each step is
-# skipped when its file is there; a stopped recipe goes on from its latest checkpoint, so the same
-# command goes on after a stop. Last, the model's card is written with the evaluations in it
+# hour. Each step is skipped when its file is there; a stopped recipe goes on from its latest
+# checkpoint, so the same command goes on after a stop. Last, the model's card is written with the evaluations in it
 # (python -m agents.export --measured) and COMPUTE, what the training cost (an environment variable;
 # by default the range above).
 set -euo pipefail
